@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_hdr.h - RoCEv2 transport headers on the wire (IBTA vol. 1 ch. 9,
+ * annex A17), the opcode table that drives parsing and building, PSN
+ * arithmetic and AETH encoding.
+ *
+ * All multi-byte fields are big-endian on the wire.  A packet's transport
+ * headers start at the BTH; the opcode table gives, per opcode, which
+ * extended headers follow and at which offsets, so no parser hard-codes a
+ * layout.
+ */
+#ifndef SROCE_HDR_H
+#define SROCE_HDR_H
+
+#include <linux/types.h>
+#include <linux/bits.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_verbs.h>
+
+#define SROCE_UDP_PORT		4791
+#define SROCE_ICRC_SIZE		4
+#define SROCE_PSN_MASK		0xffffffU
+#define SROCE_QPN_MASK		0xffffffU
+#define SROCE_MSN_MASK		0xffffffU
+#define SROCE_DEFAULT_PKEY	0xffff
+#define SROCE_GSI_QKEY		0x80010000U
+#define SROCE_CNP_OPCODE	0x81
+
+/* BTH, 12 bytes (IBTA 9.2) */
+struct sroce_bth {
+	u8 opcode;
+	u8 flags;		/* SE(1) MigReq(1) PadCnt(2) TVer(4) */
+	__be16 pkey;
+	__be32 qpn;		/* FECN(1) BECN(1) resv(6) DestQP(24) */
+	__be32 apsn;		/* AckReq(1) resv(7) PSN(24) */
+} __packed;
+
+#define SROCE_BTH_SE		0x80
+#define SROCE_BTH_MIG		0x40
+#define SROCE_BTH_PAD_MASK	0x30
+#define SROCE_BTH_PAD_SHIFT	4
+#define SROCE_BTH_TVER_MASK	0x0f
+#define SROCE_BTH_FECN		BIT(31)
+#define SROCE_BTH_BECN		BIT(30)
+#define SROCE_BTH_ACKREQ	BIT(31)
+
+/* RETH, 16 bytes (IBTA 9.3.3) */
+struct sroce_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/* AETH, 4 bytes (IBTA 9.3.5) */
+struct sroce_aeth {
+	__be32 smsn;		/* Syndrome(8) MSN(24) */
+} __packed;
+
+/* AtomicETH, 28 bytes (IBTA 9.3.4) */
+struct sroce_atmeth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;
+	__be64 comp;
+} __packed;
+
+/* AtomicAckETH, 8 bytes (IBTA 9.5.3) */
+struct sroce_atmack {
+	__be64 orig;
+} __packed;
+
+/* DETH, 8 bytes (IBTA 9.3.2) */
+struct sroce_deth {
+	__be32 qkey;
+	__be32 sqp;		/* resv(8) SrcQP(24) */
+} __packed;
+
+/* ImmDt, 4 bytes (IBTA 9.3.6) */
+struct sroce_immdt {
+	__be32 imm;
+} __packed;
+
+/* IETH, 4 bytes (IBTA 9.3.7) */
+struct sroce_ieth {
+	__be32 rkey;
+} __packed;
+
+/* Extended headers a packet may carry, in wire order after the BTH. */
+enum sroce_hdr_type {
+	SROCE_HDR_BTH,
+	SROCE_HDR_RETH,
+	SROCE_HDR_AETH,
+	SROCE_HDR_ATMETH,
+	SROCE_HDR_ATMACK,
+	SROCE_HDR_IETH,
+	SROCE_HDR_DETH,
+	SROCE_HDR_IMMDT,
+	SROCE_HDR_PAYLOAD,
+	SROCE_NUM_HDR_TYPES
+};
+
+/* Bits of sroce_opcode_info.mask */
+enum sroce_hdr_mask {
+	SROCE_MASK_BTH		= BIT(SROCE_HDR_BTH),
+	SROCE_MASK_RETH		= BIT(SROCE_HDR_RETH),
+	SROCE_MASK_AETH		= BIT(SROCE_HDR_AETH),
+	SROCE_MASK_ATMETH	= BIT(SROCE_HDR_ATMETH),
+	SROCE_MASK_ATMACK	= BIT(SROCE_HDR_ATMACK),
+	SROCE_MASK_IETH		= BIT(SROCE_HDR_IETH),
+	SROCE_MASK_DETH		= BIT(SROCE_HDR_DETH),
+	SROCE_MASK_IMMDT	= BIT(SROCE_HDR_IMMDT),
+	SROCE_MASK_PAYLOAD	= BIT(SROCE_HDR_PAYLOAD),
+
+	SROCE_MASK_REQ		= BIT(12),	/* request (responder handles) */
+	SROCE_MASK_ACK		= BIT(13),	/* response (completer handles) */
+	SROCE_MASK_SEND		= BIT(14),
+	SROCE_MASK_WRITE	= BIT(15),
+	SROCE_MASK_READ		= BIT(16),
+	SROCE_MASK_ATOMIC	= BIT(17),
+	SROCE_MASK_RWR		= BIT(18),	/* consumes a receive WQE */
+	SROCE_MASK_COMP		= BIT(19),	/* last packet of a message */
+	SROCE_MASK_START	= BIT(20),	/* first or only packet */
+	SROCE_MASK_MIDDLE	= BIT(21),
+	SROCE_MASK_END		= BIT(22),	/* last or only packet */
+	SROCE_MASK_CNP		= BIT(23),
+	SROCE_MASK_INV		= BIT(24),	/* send with invalidate */
+};
+
+/* Transport classes: top three bits of the opcode (IBTA 9.2.1). */
+#define SROCE_OP_RC		0x00
+#define SROCE_OP_UC		0x20
+#define SROCE_OP_UD		0x60
+
+/**
+ * struct sroce_opcode_info - what one BTH opcode carries
+ * @name: IBTA name, e.g. "RC_RDMA_WRITE_FIRST"; NULL for an invalid opcode
+ * @mask: SROCE_MASK_* bits
+ * @length: bytes of BTH plus extended headers (payload offset)
+ * @qpt: QP type this opcode belongs to (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD);
+ *	UD also covers GSI
+ * @offset: byte offset of each present header from the start of the BTH
+ */
+struct sroce_opcode_info {
+	const char *name;
+	u32 mask;
+	u8 length;
+	u8 qpt;
+	u8 offset[SROCE_NUM_HDR_TYPES];
+};
+
+/* Indexed by BTH opcode; entries without a @name are invalid opcodes. */
+extern const struct sroce_opcode_info sroce_opcode[256];
+
+static inline bool sroce_opcode_valid(u8 opcode)
+{
+	return sroce_opcode[opcode].name != NULL;
+}
+
+/**
+ * struct sroce_pkt_info - per-packet metadata kept in skb->cb
+ * @qp: destination (RX) or source (TX) QP; holds a reference on RX
+ * @hdr: start of the BTH in the skb's linear data
+ * @mask: sroce_opcode[@opcode].mask
+ * @psn: PSN from the BTH
+ * @paylen: bytes from the BTH to the end of the ICRC
+ * @opcode: BTH opcode
+ * @ecn: ECN bits of the IP header (RX)
+ * @port_num: 1
+ * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ *
+ * Must fit skb->cb (48 bytes).
+ */
+struct sroce_pkt_info {
+	struct sroce_qp *qp;
+	u8 *hdr;
+	u32 mask;
+	u32 psn;
+	u32 paylen;
+	u8 opcode;
+	u8 ecn;
+	u8 port_num;
+	u8 network_type;
+};
+
+#define SROCE_PKT(skb)	((struct sroce_pkt_info *)(skb)->cb)
+
+static inline void *sroce_pkt_hdr(const struct sroce_pkt_info *pkt,
+				  enum sroce_hdr_type type)
+{
+	return pkt->hdr + sroce_opcode[pkt->opcode].offset[type];
+}
+
+static inline struct sroce_bth *sroce_pkt_bth(const struct sroce_pkt_info *pkt)
+{
+	return (struct sroce_bth *)pkt->hdr;
+}
+
+/* Pad bytes (0..3) announced in the BTH. */
+static inline u8 sroce_bth_pad(const struct sroce_bth *bth)
+{
+	return (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
+}
+
+static inline u32 sroce_bth_qpn(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;
+}
+
+static inline u32 sroce_bth_psn(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->apsn) & SROCE_PSN_MASK;
+}
+
+static inline bool sroce_bth_ackreq(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->apsn) & SROCE_BTH_ACKREQ;
+}
+
+static inline bool sroce_bth_se(const struct sroce_bth *bth)
+{
+	return bth->flags & SROCE_BTH_SE;
+}
+
+static inline bool sroce_bth_becn(const struct sroce_bth *bth)
+{
+	return be32_to_cpu(bth->qpn) & SROCE_BTH_BECN;
+}
+
+/**
+ * sroce_bth_init() - fill a BTH
+ * @bth: header to fill
+ * @opcode: BTH opcode
+ * @se: solicited event
+ * @pad: pad bytes (0..3) after the payload
+ * @pkey: P_Key
+ * @qpn: destination QPN (24 bits)
+ * @ackreq: request an ACK
+ * @psn: PSN (24 bits)
+ *
+ * TVer is 0, MigReq is set (as every RoCE sender does), FECN/BECN clear.
+ */
+static inline void sroce_bth_init(struct sroce_bth *bth, u8 opcode, bool se,
+				  u8 pad, u16 pkey, u32 qpn, bool ackreq,
+				  u32 psn)
+{
+	bth->opcode = opcode;
+	bth->flags = (se ? SROCE_BTH_SE : 0) | SROCE_BTH_MIG |
+		     ((pad << SROCE_BTH_PAD_SHIFT) & SROCE_BTH_PAD_MASK);
+	bth->pkey = cpu_to_be16(pkey);
+	bth->qpn = cpu_to_be32(qpn & SROCE_QPN_MASK);
+	bth->apsn = cpu_to_be32((ackreq ? SROCE_BTH_ACKREQ : 0) |
+				(psn & SROCE_PSN_MASK));
+}
+
+/* ---- PSN arithmetic (IBTA 9.7.1: 24-bit serial numbers) ---- */
+
+/**
+ * sroce_psn_diff() - signed distance from @b to @a in 24-bit PSN space
+ * @a: PSN
+ * @b: PSN
+ *
+ * Return: a value in [-2^23, 2^23): negative when @a is before @b.
+ */
+static inline s32 sroce_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+static inline bool sroce_psn_before(u32 a, u32 b)
+{
+	return sroce_psn_diff(a, b) < 0;
+}
+
+static inline bool sroce_psn_after(u32 a, u32 b)
+{
+	return sroce_psn_diff(a, b) > 0;
+}
+
+static inline u32 sroce_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & SROCE_PSN_MASK;
+}
+
+/* ---- AETH (IBTA 9.3.5, table 45) ---- */
+
+#define SROCE_AETH_TYPE_MASK	0x60	/* in the syndrome byte */
+#define SROCE_AETH_ACK		0x00
+#define SROCE_AETH_RNR_NAK	0x20
+#define SROCE_AETH_NAK		0x60
+#define SROCE_AETH_VAL_MASK	0x1f
+#define SROCE_AETH_CREDIT_INVALID 0x1f
+
+enum sroce_nak_code {
+	SROCE_NAK_PSN_SEQ_ERR	= 0,
+	SROCE_NAK_INVALID_REQ	= 1,
+	SROCE_NAK_REM_ACCESS	= 2,
+	SROCE_NAK_REM_OP_ERR	= 3,
+	SROCE_NAK_INVALID_RD_REQ = 4,
+};
+
+static inline u32 sroce_aeth_encode(u8 syndrome, u32 msn)
+{
+	return ((u32)syndrome << 24) | (msn & SROCE_MSN_MASK);
+}
+
+static inline u8 sroce_aeth_syndrome(const struct sroce_aeth *aeth)
+{
+	return be32_to_cpu(aeth->smsn) >> 24;
+}
+
+static inline u32 sroce_aeth_msn(const struct sroce_aeth *aeth)
+{
+	return be32_to_cpu(aeth->smsn) & SROCE_MSN_MASK;
+}
+
+/**
+ * sroce_rnr_timer_us() - minimal RNR NAK timer for a 5-bit code
+ * @code: RNR timer code (IBTA 9.7.5.2.8, table 45); only the low five bits
+ *	are used
+ *
+ * Return: the delay in microseconds (code 0 is 655.36 ms).
+ */
+u32 sroce_rnr_timer_us(u8 code);
+
+/**
+ * sroce_retry_timeout_us() - local ACK timeout for the QP attribute "timeout"
+ * @timeout: 5-bit exponent; 4.096 µs * 2^timeout (IBTA 9.7.6.1.3)
+ *
+ * Return: microseconds; 0 means infinite (timeout attribute 0).
+ */
+u64 sroce_retry_timeout_us(u8 timeout);
+
+/* ---- ICRC (IBTA annex A17.3.3) ---- */
+
+/**
+ * sroce_icrc_compute() - compute the ICRC of a RoCEv2 packet
+ * @skb: packet with network header, UDP header and transport headers set;
+ *	the last SROCE_ICRC_SIZE bytes are the ICRC slot and not covered
+ * @pkt: its metadata (@pkt->hdr, @pkt->paylen)
+ *
+ * Masks the variant IP and UDP fields and the BTH reserved byte as annex
+ * A17 requires.  Works on IPv4 and IPv6 and on non-linear skbs.
+ *
+ * Return: the ICRC as it is stored in the packet (complemented CRC-32,
+ * little-endian value).
+ */
+u32 sroce_icrc_compute(struct sk_buff *skb, const struct sroce_pkt_info *pkt);
+
+#endif /* SROCE_HDR_H */

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * sroce-abi.h - the ABI between the sroce kernel module and its rdma-core
+ * provider (libsroce-rdmav34.so).
+ *
+ * Queues (SQ, RQ, CQ) are rings the kernel allocates with vmalloc_user() and
+ * the provider maps with mmap(MAP_SHARED) at the offset the create response
+ * returns.  A ring buffer starts with struct sroce_queue_hdr (producer and
+ * consumer indices on separate cache lines) followed by @num_slots slots of a
+ * fixed size.  Indices are free-running 32-bit counters; the slot of index i
+ * is i & (num_slots - 1).  Each side writes only its own index, with a release
+ * store, and reads the other side's with an acquire load.  The kernel never
+ * trusts an index or a slot written by userspace: it copies a slot out of the
+ * ring, then validates the copy.
+ *
+ * Ownership:
+ *   SQ: provider produces WQEs, kernel consumes; the consumer index advances
+ *       when the WQE has completed, so a slot may be reused only then.
+ *   RQ: provider produces WQEs, kernel consumes.
+ *   CQ: kernel produces CQEs, provider consumes.
+ *
+ * Values stored in WQEs and CQEs are the userspace (ibv_*) values: opcodes are
+ * enum ib_uverbs_wr_opcode / ib_uverbs_wc_opcode, send flags
+ * enum ib_uverbs_send_flags, statuses enum ib_wc_status (identical in both
+ * worlds), and CQE flags are the SROCE_WC_F_* bits below, which equal the
+ * IBV_WC_* bits libibverbs defines.
+ */
+#ifndef SROCE_ABI_USER_H
+#define SROCE_ABI_USER_H
+
+#include <linux/types.h>
+
+/* Bumped whenever any structure in this file changes layout or meaning. */
+#define SROCE_ABI_VERSION	1
+
+/* Maximum scatter/gather entries of one send or receive WQE. */
+#define SROCE_MAX_SGE		16
+/* Maximum bytes of inline data of one send WQE (the SGE area reused). */
+#define SROCE_MAX_INLINE	(SROCE_MAX_SGE * 16)
+
+/**
+ * struct sroce_queue_hdr - indices at the start of every shared ring
+ * @producer: index of the next slot the producer will fill (free running)
+ * @pad0: keeps @consumer on its own 64-byte cache line
+ * @consumer: index of the next slot the consumer will take (free running)
+ * @flags: SROCE_QUEUE_F_* bits, written by the kernel
+ * @pad1: pads the header to 128 bytes; slots start right after it
+ *
+ * Size: 128 bytes.  Slots start at offset SROCE_QUEUE_HDR_SIZE.
+ */
+struct sroce_queue_hdr {
+	__u32 producer;
+	__u32 pad0[15];
+	__u32 consumer;
+	__u32 flags;
+	__u32 pad1[14];
+};
+
+#define SROCE_QUEUE_HDR_SIZE	128
+/* The kernel found a hostile index or slot and put the queue in error. */
+#define SROCE_QUEUE_F_ERROR	(1U << 0)
+
+/**
+ * struct sroce_sge - one scatter/gather entry
+ * @addr: virtual address (iova) in the MR named by @lkey
+ * @length: length in bytes
+ * @lkey: local key of the MR
+ *
+ * Size: 16 bytes.
+ */
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct sroce_send_wqe - a send queue entry
+ * @wr_id: caller's work request id, returned in the CQE
+ * @opcode: enum ib_uverbs_wr_opcode (IBV_WR_*)
+ * @send_flags: enum ib_uverbs_send_flags (IBV_SEND_*)
+ * @num_sge: number of valid entries in @sge (0..SROCE_MAX_SGE); with
+ *	IBV_SEND_INLINE, ignored
+ * @inline_len: bytes of inline data in @inline_data when IBV_SEND_INLINE is
+ *	set (0..SROCE_MAX_INLINE)
+ * @imm_data: immediate data, network byte order (IBV_WR_*_WITH_IMM)
+ * @invalidate_rkey: rkey to invalidate (IBV_WR_SEND_WITH_INV)
+ * @rdma: remote address and rkey for RDMA WRITE/READ
+ * @atomic: remote address, rkey and operands for atomics
+ * @ud: destination of a UD send: AH number from the create_ah response,
+ *	remote QPN and Q_Key
+ * @sge: gather list
+ * @inline_data: inline payload
+ *
+ * Size: 320 bytes.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 inline_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	} ex;
+	__u32 reserved0;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+		__u8 raw[32];
+	} wr;
+	union {
+		struct sroce_sge sge[SROCE_MAX_SGE];
+		__u8 inline_data[SROCE_MAX_INLINE];
+	};
+};
+
+/**
+ * struct sroce_recv_wqe - a receive queue entry
+ * @wr_id: caller's work request id, returned in the CQE
+ * @num_sge: number of valid entries in @sge (0..SROCE_MAX_SGE)
+ * @reserved: zero
+ * @sge: scatter list
+ *
+ * Size: 272 bytes.
+ */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+/* CQE flag bits: equal to libibverbs' IBV_WC_GRH, IBV_WC_WITH_IMM, IBV_WC_WITH_INV. */
+#define SROCE_WC_F_GRH		(1U << 0)
+#define SROCE_WC_F_WITH_IMM	(1U << 1)
+#define SROCE_WC_F_WITH_INV	(1U << 3)
+
+/**
+ * struct sroce_cqe - a completion queue entry
+ * @wr_id: work request id of the completed WQE
+ * @status: enum ib_wc_status (IBV_WC_*)
+ * @opcode: enum ib_uverbs_wc_opcode (IBV_WC_SEND ... IBV_WC_RECV_RDMA_WITH_IMM)
+ * @vendor_err: driver-specific error detail, 0 on success
+ * @byte_len: bytes received (receive completions) or transferred (RDMA READ)
+ * @ex: immediate data (network byte order) or the invalidated rkey
+ * @qp_num: local QPN the WQE belongs to
+ * @src_qp: remote QPN (UD receive completions)
+ * @wc_flags: SROCE_WC_F_* bits
+ * @pkey_index: P_Key index (GSI)
+ * @slid: 0 on RoCE
+ * @sl: service level
+ * @dlid_path_bits: 0 on RoCE
+ * @network_hdr_type: RDMA_NETWORK_* of a UD receive
+ * @reserved: zero
+ *
+ * Size: 48 bytes.
+ */
+struct sroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidated_rkey;
+	} ex;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 network_hdr_type;
+	__u8 reserved;
+};
+
+/**
+ * struct sroce_alloc_ucontext_resp - driver data of the get_context response
+ * @abi_version: SROCE_ABI_VERSION of the kernel
+ * @max_sge: SROCE_MAX_SGE
+ * @max_inline: SROCE_MAX_INLINE
+ * @send_wqe_size: sizeof(struct sroce_send_wqe)
+ * @recv_wqe_size: sizeof(struct sroce_recv_wqe)
+ * @cqe_size: sizeof(struct sroce_cqe)
+ *
+ * The provider refuses a context whose sizes differ from its own.
+ */
+struct sroce_alloc_ucontext_resp {
+	__u32 abi_version;
+	__u32 max_sge;
+	__u32 max_inline;
+	__u32 send_wqe_size;
+	__u32 recv_wqe_size;
+	__u32 cqe_size;
+};
+
+/**
+ * struct sroce_mmap_info - where a ring lives in the uverbs file
+ * @offset: mmap offset to pass to mmap() on the command fd
+ * @size: bytes to map (header plus slots, page aligned)
+ * @num_slots: number of slots, a power of two
+ * @reserved: zero
+ */
+struct sroce_mmap_info {
+	__aligned_u64 offset;
+	__u32 size;
+	__u32 num_slots;
+	__u32 reserved;
+	__u32 reserved2;
+};
+
+/**
+ * struct sroce_create_cq_resp - driver data of the create_cq response
+ * @mi: the CQ ring
+ */
+struct sroce_create_cq_resp {
+	struct sroce_mmap_info mi;
+};
+
+/**
+ * struct sroce_create_qp_resp - driver data of the create_qp response
+ * @sq_mi: the send queue ring
+ * @rq_mi: the receive queue ring (size 0 when the QP uses an SRQ)
+ */
+struct sroce_create_qp_resp {
+	struct sroce_mmap_info sq_mi;
+	struct sroce_mmap_info rq_mi;
+};
+
+/**
+ * struct sroce_create_ah_resp - driver data of the create_ah response
+ * @ah_num: number to store in sroce_send_wqe.wr.ud.ah_num
+ * @reserved: zero
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
+};
+
+#endif /* SROCE_ABI_USER_H */

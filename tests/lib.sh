@@ -1,0 +1,225 @@
+# tests/lib.sh: helpers for the tests that run inside the VM (scripts/vm).
+# Usage: source "$(dirname "$0")/lib.sh" from a tests/t-*.sh script (bash).
+#
+# Topologies (all addresses 198.18.0.0/15 and 2001:db8::/32, inside the VM):
+#   setup_two_netns [MTU]        netns A vethA 198.18.0.1 2001:db8::1
+#                            <-> netns B vethB 198.18.0.2 2001:db8::2
+#   setup_rxe_and_netns_b [MTU]  init_net vethR 198.18.1.1 2001:db8:1::1 (rxe0)
+#                            <-> netns B vethRB 198.18.1.2 2001:db8:1::2
+# Results: pass NAME [DETAIL], fail NAME WHY, skip NAME WHY print one
+# `PASS name` / `FAIL name: why` / `SKIP name: why` line each and append it to
+# $SROCE_RESULTS when tests/run set it.
+
+IP=/usr/bin/ip
+RDMA=/usr/bin/rdma
+MODPROBE=/sbin/modprobe
+
+A_IP4=198.18.0.1 B_IP4=198.18.0.2 A_IP6=2001:db8::1 B_IP6=2001:db8::2
+R_IP4=198.18.1.1 RB_IP4=198.18.1.2 R_IP6=2001:db8:1::1 RB_IP6=2001:db8:1::2
+
+LOG_DIR=${SROCE_LOG_DIR:-/tmp/sroce-logs}
+PAIR_TIMEOUT=${PAIR_TIMEOUT:-120}   # seconds for one perftest server/client
+PERF_PORT=${PERF_PORT:-18515}       # next TCP port for perftest's exchange
+PERF_SHOW=${PERF_SHOW:-}            # non-empty: print the client's full output
+mkdir -p "$LOG_DIR"
+ulimit -l unlimited
+
+record() { [[ -z ${SROCE_RESULTS:-} ]] || echo "$1" >>"$SROCE_RESULTS"; }
+pass() { echo "PASS $1${2:+ ($2)}"; record "PASS $1"; }
+fail() { echo "FAIL $1: ${2:-failed}"; record "FAIL $1"; }
+skip() { echo "SKIP $1: ${2:-skipped}"; record "SKIP $1"; }
+
+# check NAME CMD...: PASS when CMD succeeds, else FAIL with its output's tail.
+check() {
+	local name=$1 out; shift
+	if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "\`$*\` failed: $(tail -n 3 <<<"$out" | tr '\n' ' ')"; fi
+}
+
+# in_ns NS CMD...: run CMD in network namespace NS ("-" or "" = init_net).
+in_ns() {
+	local ns=$1; shift
+	if [[ -z $ns || $ns == - ]]; then "$@"; else "$IP" netns exec "$ns" "$@"; fi
+}
+
+# netns_of NETDEV: print the netns holding NETDEV ("-" for init_net).
+netns_of() {
+	local ns
+	"$IP" link show dev "$1" >/dev/null 2>&1 && { echo -; return; }
+	for ns in $("$IP" netns list | cut -d' ' -f1); do
+		"$IP" -n "$ns" link show dev "$1" >/dev/null 2>&1 && { echo "$ns"; return; }
+	done
+	return 1
+}
+
+# kill_perf: SIGKILL every perftest, ibv_* example and rping process.
+kill_perf() {
+	local p c
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" || continue
+		case $c in ib_*_bw | ib_*_lat | ibv_* | rping) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
+	done
+}
+
+# reset_state: kill perftest, delete every rdma link, the netns and our veths.
+reset_state() {
+	local l ns
+	kill_perf
+	for l in $("$RDMA" link show 2>/dev/null | awk '$1 == "link" { sub(/\/.*/, "", $2); print $2 }'); do
+		"$RDMA" link delete "$l" 2>/dev/null || in_ns "$(rdma_netns "$l")" "$RDMA" link delete "$l" 2>/dev/null
+	done
+	for ns in $("$IP" netns list | cut -d' ' -f1); do "$IP" netns delete "$ns"; done
+	for l in vethA vethB vethR vethRB; do "$IP" link delete "$l" 2>/dev/null; done
+	return 0
+}
+
+# rdma_netns IBDEV: the netns of the netdev IBDEV is bound to.
+rdma_netns() {
+	local nd
+	nd=$("$RDMA" link show "$1/1" 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
+	[[ -n $nd ]] && netns_of "$nd" || echo -
+}
+
+# ns_link NS DEV ADDR4 ADDR6 MTU: address, MTU and up.
+ns_link() {
+	in_ns "$1" "$IP" link set dev "$2" mtu "$5" up &&
+	in_ns "$1" "$IP" addr add "$3/24" dev "$2" &&
+	in_ns "$1" "$IP" addr add "$4/64" dev "$2" nodad &&
+	in_ns "$1" "$IP" link set dev lo up
+}
+
+# setup_two_netns [MTU]: netns A and B joined by vethA <-> vethB.
+setup_two_netns() {
+	local mtu=${1:-1500}
+	"$IP" netns add A && "$IP" netns add B &&
+	"$IP" link add vethA netns A mtu "$mtu" type veth peer name vethB netns B mtu "$mtu" &&
+	ns_link A vethA "$A_IP4" "$A_IP6" "$mtu" &&
+	ns_link B vethB "$B_IP4" "$B_IP6" "$mtu"
+}
+
+# setup_rxe_and_netns_b [MTU]: rxe0 on vethR (init_net) <-> vethRB in netns B.
+setup_rxe_and_netns_b() {
+	local mtu=${1:-1500}
+	{ "$IP" netns list | grep -qw B || "$IP" netns add B; } &&
+	"$IP" link add vethR mtu "$mtu" type veth peer name vethRB netns B mtu "$mtu" &&
+	ns_link - vethR "$R_IP4" "$R_IP6" "$mtu" &&
+	ns_link B vethRB "$RB_IP4" "$RB_IP6" "$mtu" &&
+	"$MODPROBE" rdma_rxe &&
+	"$RDMA" link add rxe0 type rxe netdev vethR
+}
+
+# sroce_bind NAME NETDEV: add sroce device NAME on NETDEV, from NETDEV's netns.
+sroce_bind() {
+	local ns
+	ns=$(netns_of "$2") || { echo "sroce_bind: no netdev $2" >&2; return 1; }
+	in_ns "$ns" "$RDMA" link add "$1" type sroce netdev "$2"
+}
+
+# require_sroce NAME: load sroce.ko, or record FAIL NAME and return 1.
+require_sroce() {
+	local out
+	if [[ ! -f /lib/modules/$(uname -r)/extra/sroce.ko ]]; then
+		fail "$1" "sroce.ko not built (no drivers/sroce/sroce.ko in the repo)"
+		return 1
+	fi
+	out=$("$MODPROBE" sroce 2>&1) || { fail "$1" "modprobe sroce: $out"; return 1; }
+}
+
+# gid_of IPADDR: the RoCE GID string of an IPv4 (mapped) or IPv6 address.
+gid_of() {
+	local a=$1 h t g=() x n
+	if [[ $a != *:* ]]; then
+		IFS=. read -ra h <<<"$a"
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "${h[@]}"
+		return
+	fi
+	if [[ $a == *::* ]]; then
+		IFS=: read -ra h <<<"${a%%::*}"
+		IFS=: read -ra t <<<"${a#*::}"
+	else
+		IFS=: read -ra h <<<"$a"
+		t=()
+	fi
+	g=("${h[@]}")
+	for ((n = 8 - ${#h[@]} - ${#t[@]}; n > 0; n--)); do g+=(0); done
+	g+=("${t[@]}")
+	printf -v x '%04x:' "${g[@]/#/0x}"
+	echo "${x%:}"
+}
+
+# gid_index DEV IPADDR [TYPE]: index of the RoCE v2 (or TYPE) GID of IPADDR on
+# port 1 of DEV; waits up to 10 s for the GID to appear.
+gid_index() {
+	local d=/sys/class/infiniband/$1/ports/1 gid f i try
+	gid=$(gid_of "$2")
+	for ((try = 0; try < 100; try++)); do
+		for f in $(grep -lx "$gid" "$d"/gids/* 2>/dev/null); do
+			i=${f##*/}
+			[[ $(cat "$d/gid_attrs/types/$i" 2>/dev/null) == "${3:-RoCE v2}" ]] && { echo "$i"; return 0; }
+		done
+		sleep 0.1
+	done
+	echo "gid_index: no ${3:-RoCE v2} GID $gid ($2) on $1" >&2
+	return 1
+}
+
+# tcp_listening NS PORT: is something listening on TCP PORT in NS?
+tcp_listening() {
+	local hex
+	printf -v hex ':%04X ' "$2"
+	in_ns "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'
+}
+
+# perf_summary LOG: the last result row of a perftest output, condensed.
+perf_summary() {
+	awk '/#bytes/ { lat = /usec/ }
+	     $1 ~ /^[0-9]+$/ && NF >= 5 { last = lat ? $1 " B: " $5 " us typ" : $1 " B: " $4 " Gb/s avg" }
+	     END { print last }' "$1"
+}
+
+# run_pair NAME SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP PROG [ARGS...]
+# Runs perftest PROG as server on SRV_DEV in SRV_NS and as client on CLI_DEV
+# in CLI_NS (ns "-" = init_net), each with the RoCE v2 GID of its IP, -F,
+# --report_gbits, a fresh TCP port and a $PAIR_TIMEOUT s timeout; records
+# PASS NAME when both exit 0, else FAIL NAME with the reason. Logs go to
+# $LOG_DIR/NAME.{server,client}.log.
+run_pair() {
+	local name=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 cip=$7 prog=$8
+	shift 8
+	local port=$PERF_PORT sgid cgid spid src crc why= slog clog
+	PERF_PORT=$((PERF_PORT + 1))
+	slog=$LOG_DIR/${name//\//_}.server.log clog=$LOG_DIR/${name//\//_}.client.log
+	sgid=$(gid_index "$sdev" "$sip" 2>&1) || { fail "$name" "server: $sgid"; return 1; }
+	cgid=$(gid_index "$cdev" "$cip" 2>&1) || { fail "$name" "client: $cgid"; return 1; }
+	local common=(-F --report_gbits -p "$port" "$@")
+	in_ns "$sns" timeout -k 5 "$PAIR_TIMEOUT" "$prog" -d "$sdev" -x "$sgid" "${common[@]}" >"$slog" 2>&1 &
+	spid=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tcp_listening "$sns" "$port" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	in_ns "$cns" timeout -k 5 "$PAIR_TIMEOUT" "$prog" -d "$cdev" -x "$cgid" "${common[@]}" "$sip" >"$clog" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	[[ -n $PERF_SHOW ]] && { echo "== $name: $prog ${common[*]}"; cat "$clog"; }
+	((crc == 124 || crc == 137)) && why+="client timed out after ${PAIR_TIMEOUT}s; "
+	((src == 124 || src == 137)) && why+="server timed out after ${PAIR_TIMEOUT}s; "
+	if ((crc == 0 && src == 0)); then
+		pass "$name" "$(perf_summary "$clog")"
+		return 0
+	fi
+	why+="client rc=$crc server rc=$src"
+	fail "$name" "$why"
+	sed 's/^/    client| /' "$clog" | grep -vE '^    client\| *(-+|\*+)?$' | tail -n 8
+	sed 's/^/    server| /' "$slog" | grep -vE '^    server\| *(-+|\*+)?$' | tail -n 8
+	return 1
+}
+
+# dmesg_clean NAME: FAIL NAME if the kernel log has a WARN/BUG/Oops splat.
+dmesg_clean() {
+	local hits
+	hits=$(dmesg | grep -E 'Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault|Call Trace:' | head -n 5)
+	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$(tr '\n' ' ' <<<"$hits")"; fi
+}
