@@ -18,7 +18,9 @@ A_IP4=198.18.0.1 B_IP4=198.18.0.2 A_IP6=2001:db8::1 B_IP6=2001:db8::2
 R_IP4=198.18.1.1 RB_IP4=198.18.1.2 R_IP6=2001:db8:1::1 RB_IP6=2001:db8:1::2
 
 LOG_DIR=${SROCE_LOG_DIR:-/tmp/sroce-logs}
-PAIR_TIMEOUT=${PAIR_TIMEOUT:-120}   # seconds for one perftest server/client
+PAIR_TIMEOUT=${PAIR_TIMEOUT:-60}    # seconds for one perftest server/client
+PAIR_MAX_TIMEOUTS=${PAIR_MAX_TIMEOUTS:-3}   # then FAIL the rest without running
+pair_timeouts=0
 PERF_PORT=${PERF_PORT:-18515}       # next TCP port for perftest's exchange
 PERF_SHOW=${PERF_SHOW:-}            # non-empty: print the client's full output
 mkdir -p "$LOG_DIR"
@@ -60,23 +62,56 @@ kill_perf() {
 	done
 }
 
+# wait_pid PID SECS: wait up to SECS for background PID; its exit status, or
+# 124 if it is still running (a task stuck in the kernel cannot be killed).
+wait_pid() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1"; return; }
+		sleep 0.1
+	done
+	return 124
+}
+
+# bounded SECS CMD...: run CMD, give up (status 124) after SECS. CMD's output
+# goes through a file, so that $(bounded ...) cannot hang on a stuck CMD.
+bounded() {
+	local t=$1 out rc
+	shift
+	out=$(mktemp "$LOG_DIR/bounded.XXXXXX")
+	"$@" >"$out" 2>&1 &
+	wait_pid $! "$t"
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	((rc != 124)) || echo "\`$*\` still running after ${t}s"
+	return $rc
+}
+
+# rdma_links: names of all rdma links.
+rdma_links() { "$RDMA" link show 2>/dev/null | awk '$1 == "link" { sub(/\/.*/, "", $2); print $2 }'; }
+
+# wait_gone IBDEV [SECS]: wait for IBDEV to disappear (default 20 s).
+wait_gone() {
+	local i
+	for ((i = 0; i < ${2:-20} * 10; i++)); do
+		[[ -e /sys/class/infiniband/$1 ]] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # reset_state: kill perftest, delete every rdma link, the netns and our veths.
 reset_state() {
 	local l ns
 	kill_perf
-	for l in $("$RDMA" link show 2>/dev/null | awk '$1 == "link" { sub(/\/.*/, "", $2); print $2 }'); do
-		"$RDMA" link delete "$l" 2>/dev/null || in_ns "$(rdma_netns "$l")" "$RDMA" link delete "$l" 2>/dev/null
+	for l in $(rdma_links); do
+		bounded 20 "$RDMA" link delete "$l" 2>/dev/null ||
+			echo "reset_state: rdma link delete $l failed or hung" >&2
 	done
-	for ns in $("$IP" netns list | cut -d' ' -f1); do "$IP" netns delete "$ns"; done
+	for ns in $("$IP" netns list | cut -d' ' -f1); do bounded 20 "$IP" netns delete "$ns"; done
 	for l in vethA vethB vethR vethRB; do "$IP" link delete "$l" 2>/dev/null; done
 	return 0
-}
-
-# rdma_netns IBDEV: the netns of the netdev IBDEV is bound to.
-rdma_netns() {
-	local nd
-	nd=$("$RDMA" link show "$1/1" 2>/dev/null | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
-	[[ -n $nd ]] && netns_of "$nd" || echo -
 }
 
 # ns_link NS DEV ADDR4 ADDR6 MTU: address, MTU and up.
@@ -122,6 +157,13 @@ require_sroce() {
 		return 1
 	fi
 	out=$("$MODPROBE" sroce 2>&1) || { fail "$1" "modprobe sroce: $out"; return 1; }
+}
+
+# require_provider NAME: the sroce libibverbs provider is installed, or FAIL.
+require_provider() {
+	[[ -f /usr/lib/x86_64-linux-gnu/libibverbs/libsroce-rdmav34.so && -f /etc/libibverbs.d/sroce.driver ]] && return 0
+	fail "$1" "provider not built (no userspace/libsroce-rdmav34.so or userspace/sroce.driver)"
+	return 1
 }
 
 # gid_of IPADDR: the RoCE GID string of an IPv4 (mapped) or IPv6 address.
@@ -176,50 +218,109 @@ perf_summary() {
 	     END { print last }' "$1"
 }
 
-# run_pair NAME SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP PROG [ARGS...]
-# Runs perftest PROG as server on SRV_DEV in SRV_NS and as client on CLI_DEV
-# in CLI_NS (ns "-" = init_net), each with the RoCE v2 GID of its IP, -F,
-# --report_gbits, a fresh TCP port and a $PAIR_TIMEOUT s timeout; records
-# PASS NAME when both exit 0, else FAIL NAME with the reason. Logs go to
-# $LOG_DIR/NAME.{server,client}.log.
-run_pair() {
-	local name=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 cip=$7 prog=$8
-	shift 8
-	local port=$PERF_PORT sgid cgid spid src crc why= slog clog
-	PERF_PORT=$((PERF_PORT + 1))
-	slog=$LOG_DIR/${name//\//_}.server.log clog=$LOG_DIR/${name//\//_}.client.log
-	sgid=$(gid_index "$sdev" "$sip" 2>&1) || { fail "$name" "server: $sgid"; return 1; }
-	cgid=$(gid_index "$cdev" "$cip" 2>&1) || { fail "$name" "client: $cgid"; return 1; }
-	local common=(-F --report_gbits -p "$port" "$@")
-	in_ns "$sns" timeout -k 5 "$PAIR_TIMEOUT" "$prog" -d "$sdev" -x "$sgid" "${common[@]}" >"$slog" 2>&1 &
+# pair_exec NAME SRV_NS CLI_NS PORT SERVER_CMD... -- CLIENT_CMD...
+# Starts SERVER_CMD in SRV_NS, waits until it listens on TCP PORT, runs
+# CLIENT_CMD in CLI_NS, each under a $PAIR_TIMEOUT s timeout; a server still
+# waiting 5 s after its client failed is killed. Output goes to PAIR_SLOG and
+# PAIR_CLOG ($LOG_DIR/NAME.{server,client}.log). Returns 0 when both exit 0,
+# else 1 with the reason in PAIR_WHY. After $PAIR_MAX_TIMEOUTS timeouts in a
+# row it fails at once without running anything (a hung driver would
+# otherwise cost PAIR_TIMEOUT every time).
+pair_exec() {
+	local name=$1 sns=$2 cns=$3 port=$4 scmd=() spid src crc killed='' i
+	shift 4
+	while [[ $1 != -- ]]; do scmd+=("$1"); shift; done
+	shift
+	PAIR_SLOG=$LOG_DIR/${name//\//_}.server.log PAIR_CLOG=$LOG_DIR/${name//\//_}.client.log PAIR_WHY=
+	if ((pair_timeouts >= PAIR_MAX_TIMEOUTS)); then
+		PAIR_WHY="not run: the last $pair_timeouts runs timed out"
+		return 1
+	fi
+	in_ns "$sns" timeout -k 5 "$PAIR_TIMEOUT" "${scmd[@]}" >"$PAIR_SLOG" 2>&1 &
 	spid=$!
-	local i
 	for ((i = 0; i < 100; i++)); do
 		tcp_listening "$sns" "$port" && break
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
-	in_ns "$cns" timeout -k 5 "$PAIR_TIMEOUT" "$prog" -d "$cdev" -x "$cgid" "${common[@]}" "$sip" >"$clog" 2>&1
+	in_ns "$cns" timeout -k 5 "$PAIR_TIMEOUT" "$@" >"$PAIR_CLOG" 2>&1
 	crc=$?
+	if ((crc != 0)); then
+		for ((i = 0; i < 50; i++)); do kill -0 "$spid" 2>/dev/null && sleep 0.1; done
+		kill -0 "$spid" 2>/dev/null && { kill_perf; killed=1; }
+	fi
 	wait "$spid"
 	src=$?
-	[[ -n $PERF_SHOW ]] && { echo "== $name: $prog ${common[*]}"; cat "$clog"; }
-	((crc == 124 || crc == 137)) && why+="client timed out after ${PAIR_TIMEOUT}s; "
-	((src == 124 || src == 137)) && why+="server timed out after ${PAIR_TIMEOUT}s; "
-	if ((crc == 0 && src == 0)); then
-		pass "$name" "$(perf_summary "$clog")"
-		return 0
-	fi
-	why+="client rc=$crc server rc=$src"
-	fail "$name" "$why"
-	sed 's/^/    client| /' "$clog" | grep -vE '^    client\| *(-+|\*+)?$' | tail -n 8
-	sed 's/^/    server| /' "$slog" | grep -vE '^    server\| *(-+|\*+)?$' | tail -n 8
+	((crc == 124 || crc == 137)) && PAIR_WHY+="client timed out after ${PAIR_TIMEOUT}s; "
+	((src == 124 || (src == 137 && !killed))) && PAIR_WHY+="server timed out after ${PAIR_TIMEOUT}s; "
+	[[ -n $killed ]] && PAIR_WHY+="server killed 5 s after the client failed; "
+	if [[ $PAIR_WHY == *"timed out"* ]]; then pair_timeouts=$((pair_timeouts + 1)); else pair_timeouts=0; fi
+	((crc == 0 && src == 0)) && return 0
+	PAIR_WHY+="client rc=$crc server rc=$src"
 	return 1
 }
+
+# pair_logs: the interesting tail of the last pair's client and server logs.
+pair_logs() {
+	sed 's/^/    client| /' "$PAIR_CLOG" | grep -vE '^    client\| *(-+|\*+)?$' | tail -n 8
+	sed 's/^/    server| /' "$PAIR_SLOG" | grep -vE '^    server\| *(-+|\*+)?$' | tail -n 8
+}
+
+# run_pair NAME SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP PROG [ARGS...]
+# Runs perftest PROG as server on SRV_DEV in SRV_NS and as client on CLI_DEV
+# in CLI_NS (ns "-" = init_net), each with the RoCE v2 GID of its IP (-x),
+# -F, --report_gbits and a fresh TCP port (pair_exec does the rest). perftest
+# 4.5 exchanges QP data over IPv4 TCP only: for IPv6 GIDs set PAIR_CONNECT to
+# the server's IPv4 address. Records PASS NAME (with the last result row) or
+# FAIL NAME with the reason and the logs' tails.
+run_pair() {
+	local name=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 cip=$7 prog=$8 sgid cgid
+	shift 8
+	local port=$PERF_PORT
+	PERF_PORT=$((PERF_PORT + 1))
+	sgid=$(gid_index "$sdev" "$sip" 2>&1) || { fail "$name" "server: $sgid"; return 1; }
+	cgid=$(gid_index "$cdev" "$cip" 2>&1) || { fail "$name" "client: $cgid"; return 1; }
+	local common=(-F --report_gbits -p "$port" "$@")
+	pair_exec "$name" "$sns" "$cns" "$port" "$prog" -d "$sdev" -x "$sgid" "${common[@]}" -- \
+		"$prog" -d "$cdev" -x "$cgid" "${common[@]}" "${PAIR_CONNECT:-$sip}"
+	local rc=$?
+	[[ -n $PERF_SHOW ]] && { echo "== $name: $prog ${common[*]}"; cat "$PAIR_CLOG"; }
+	if ((rc == 0)); then
+		pass "$name" "$(perf_summary "$PAIR_CLOG")"
+	else
+		fail "$name" "$PAIR_WHY"
+		[[ $PAIR_WHY == "not run"* ]] || pair_logs
+	fi
+	return $rc
+}
+
+# rc_pingpong NAME SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP [ARGS...]
+# ibv_rc_pingpong (-g GID index of each IP, a fresh -p port, ARGS such as
+# -c -s SIZE -n ITERS) between the two devices; records PASS or FAIL NAME.
+rc_pingpong() {
+	local name=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 cip=$7 sgid cgid
+	shift 7
+	local port=$PERF_PORT
+	PERF_PORT=$((PERF_PORT + 1))
+	sgid=$(gid_index "$sdev" "$sip" 2>&1) || { fail "$name" "server: $sgid"; return 1; }
+	cgid=$(gid_index "$cdev" "$cip" 2>&1) || { fail "$name" "client: $cgid"; return 1; }
+	if pair_exec "$name" "$sns" "$cns" "$port" ibv_rc_pingpong -d "$sdev" -g "$sgid" -p "$port" "$@" -- \
+		ibv_rc_pingpong -d "$cdev" -g "$cgid" -p "$port" "$@" "$sip"; then
+		pass "$name" "$(grep -m1 'Mbit/sec' "$PAIR_CLOG")"
+	else
+		fail "$name" "$PAIR_WHY"
+		[[ $PAIR_WHY == "not run"* ]] || pair_logs
+		return 1
+	fi
+}
+
+# What scripts/vm also looks for in the guest's dmesg.
+SPLAT='Kernel panic|Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault'
+SPLAT+='|list_(add|del) corruption|stack-protector|Call Trace:|blocked for more than|detected stall'
 
 # dmesg_clean NAME: FAIL NAME if the kernel log has a WARN/BUG/Oops splat.
 dmesg_clean() {
 	local hits
-	hits=$(dmesg | grep -E 'Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault|Call Trace:' | head -n 5)
+	hits=$(dmesg | grep -E "$SPLAT" | head -n 5)
 	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$(tr '\n' ' ' <<<"$hits")"; fi
 }

@@ -210,6 +210,23 @@ static inline struct sroce_ah *to_sroce_ah(struct ib_ah *ah)
 int sroce_av_from_attr(struct sroce_dev *dev, struct sroce_av *av,
 		       const struct rdma_ah_attr *attr);
 
+/**
+ * sroce_ah_lookup_av() - copy the address vector of an AH named by number
+ * @dev: device
+ * @ah_num: AH number from a UD WQE (sroce_send_wqe.wr.ud.ah_num); kernel
+ *	and user AHs alike have one
+ * @pd: PD of the QP that names the AH; the AH must belong to it
+ * @av: where to copy the vector
+ *
+ * The AH may be destroyed at any time (its memory is freed by the core
+ * right after destroy_ah): the copy is taken under the xarray lock that
+ * destroy_ah also takes, so it is safe without a reference.
+ * Context: any.  Implemented in sroce_verbs.c.
+ * Return: 0, or -EINVAL when no AH of @pd has that number.
+ */
+int sroce_ah_lookup_av(struct sroce_dev *dev, u32 ah_num,
+		       const struct sroce_pd *pd, struct sroce_av *av);
+
 /* ------------------------------------------------------------------ */
 /* Shared rings (sroce_queue.c)                                        */
 /* ------------------------------------------------------------------ */
@@ -449,6 +466,7 @@ int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
 /* ------------------------------------------------------------------ */
 
 #include "sroce_dp.h"	/* requester/responder/completer state */
+#include "sroce_cc.h"	/* congestion control state */
 
 /**
  * struct sroce_qp - queue pair
@@ -477,6 +495,7 @@ int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
  *	responder run serialized in it)
  * @rx_queue: received packets waiting for @work
  * @dp: data path state (sroce_dp.h)
+ * @cc: congestion control state: DCQCN rate, CNP interval (sroce_cc.h)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -501,6 +520,7 @@ struct sroce_qp {
 	struct work_struct work;
 	struct sk_buff_head rx_queue;
 	struct sroce_dp dp;
+	struct sroce_cc_qp cc;
 };
 
 static inline struct sroce_qp *to_sroce_qp(struct ib_qp *qp)
@@ -568,6 +588,9 @@ void sroce_qp_error(struct sroce_qp *qp);
 bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
 			enum ib_qp_type type, enum ib_qp_attr_mask mask);
 
+/* IBTA name of a QP state ("RESET", "INIT", ..., "ERR") for debug output. */
+const char *sroce_qp_state_name(enum ib_qp_state state);
+
 /* ------------------------------------------------------------------ */
 /* Network (sroce_net.c)                                               */
 /* ------------------------------------------------------------------ */
@@ -622,7 +645,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
  * sroce_rcv() - hand a validated received packet to the data path
  * @skb: packet; SROCE_PKT(skb) is filled, pkt->qp holds a reference
  *
- * Context: softirq.  Implemented in the data path (sroce_resp.c).
+ * Context: softirq.  Implemented in sroce_dp.c.
  */
 void sroce_rcv(struct sk_buff *skb);
 

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_dp.h - per-QP data path state (requester, completer, responder) and
- * the hooks the QP state machine calls.  Owned by sroce_req.c,
- * sroce_comp.c and sroce_resp.c.
+ * Per-QP data path state (requester, completer, responder) and the hooks
+ * the QP state machine calls.  Owned by sroce_dp.c, sroce_req.c,
+ * sroce_comp.c and sroce_resp.c (the responder interface below).
  */
 #ifndef SROCE_DP_H
 #define SROCE_DP_H
 
 #include <linux/types.h>
 #include <linux/timer.h>
+#include <linux/bitops.h>
+#include <linux/bug.h>
 
 struct sroce_qp;
 struct ib_qp_attr;
@@ -16,26 +18,63 @@ struct ib_qp_attr;
 #include "sroce_req.h"	/* struct sroce_req: requester + completer */
 #include "sroce_resp.h"	/* struct sroce_resp: responder */
 
+/* Bits of struct sroce_dp.flags */
+enum sroce_dp_flag {
+	SROCE_DP_RUNNING,	/* a run owns the QP's data path state */
+	SROCE_DP_KICK,		/* the owner must look again before leaving */
+};
+
 /**
  * struct sroce_dp - data path state of one QP
+ * @flags: enum sroce_dp_flag bits (atomic bit operations).  RUNNING is the
+ *	ownership of every data path run: the work item, sroce_rcv() (RX
+ *	softirq) and sroce_dp_doorbell() (post_send) take it with
+ *	test_and_set_bit_lock(); whoever finds it taken sets KICK instead,
+ *	and the owner runs again before it leaves.  No one spins, and runs
+ *	in process context keep BH enabled, so every packet a run sends is
+ *	delivered before the next one (no reordering between CPUs' backlogs).
+ *	Runs do not sleep (GFP_ATOMIC).
  * @req: requester and completer state (sroce_req.c, sroce_comp.c)
  * @resp: responder state (sroce_resp.c)
  *
- * All members are touched only from the QP's work item (serialized) or,
- * where noted, under the QP's state_lock.
+ * @req and @resp are touched only by the owner of RUNNING or, where noted,
+ * under the QP's state_lock.
  */
 struct sroce_dp {
+	unsigned long flags;
 	struct sroce_req req;
 	struct sroce_resp resp;
 };
 
-/* Called once at create_qp, before the QP is published. */
-void sroce_dp_init(struct sroce_qp *qp);
+/*
+ * sroce_dp_assert_run() - the caller owns the QP's data path (RUNNING).
+ * Checked when lockdep is enabled, as lockdep_assert_held() would be.
+ */
+#ifdef CONFIG_LOCKDEP
+#define sroce_dp_assert_run(qp) \
+	WARN_ON_ONCE(!test_bit(SROCE_DP_RUNNING, &(qp)->dp.flags))
+#else
+#define sroce_dp_assert_run(qp) do { } while (0)
+#endif
+
+/**
+ * sroce_dp_init() - set up the data path of a new QP
+ * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
+ *	published
+ *
+ * Initialises qp->work, qp->rx_queue, the timers and the SQ shadow array,
+ * then calls sroce_resp_init().  Undo with sroce_dp_stop().
+ * Context: process (GFP_KERNEL).
+ * Return: 0 or -ENOMEM.
+ */
+int sroce_dp_init(struct sroce_qp *qp);
 
 /*
  * Called by modify_qp after the attributes in @mask were stored in
  * qp->attr and qp->state was set, with qp->state_lock held.  Picks up
- * sq_psn (at RTS), rq_psn (at RTR), and resets state on a move to RESET.
+ * sq_psn (at RTS), rq_psn (at RTR), and resets state on a move to RESET;
+ * calls sroce_resp_modify() with the same arguments and schedules the
+ * work.  sroce_qp_error() should call it too (mask IB_QP_STATE).
  */
 void sroce_dp_modify(struct sroce_qp *qp, int mask,
 		     enum ib_qp_state old_state);
@@ -49,6 +88,14 @@ void sroce_dp_stop(struct sroce_qp *qp);
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);
+
+/*
+ * Send doorbell: post_send calls it after publishing WQEs.  Runs the data
+ * path inline when no run is in progress and the caller is not in hard
+ * IRQ context or with IRQs off (lower latency), else schedules the work.
+ * Context: any.
+ */
+void sroce_dp_doorbell(struct sroce_qp *qp);
 
 /*
  * Responder interface used by the QP work loop (sroce_dp.c).

@@ -117,8 +117,10 @@ enum sroce_hdr_mask {
 	SROCE_MASK_WRITE	= BIT(15),
 	SROCE_MASK_READ		= BIT(16),
 	SROCE_MASK_ATOMIC	= BIT(17),
-	SROCE_MASK_RWR		= BIT(18),	/* consumes a receive WQE */
-	SROCE_MASK_COMP		= BIT(19),	/* last packet of a message */
+	/* takes a receive WQE: SEND FIRST/ONLY, WRITE LAST/ONLY w/ imm */
+	SROCE_MASK_RWR		= BIT(18),
+	/* completes it: SEND LAST/ONLY, WRITE LAST/ONLY with immediate */
+	SROCE_MASK_COMP		= BIT(19),
 	SROCE_MASK_START	= BIT(20),	/* first or only packet */
 	SROCE_MASK_MIDDLE	= BIT(21),
 	SROCE_MASK_END		= BIT(22),	/* last or only packet */

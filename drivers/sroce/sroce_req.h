@@ -1,13 +1,267 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* sroce_req.h - requester and completer state (sroce_req.c, sroce_comp.c) */
+/*
+ * Send side of one QP: requester (sroce_req.c) and completer (sroce_comp.c)
+ * state, and the calls between them and the QP work loop (sroce_dp.c).
+ *
+ * Included from sroce.h through sroce_dp.h, after struct sroce_av and
+ * struct sroce_sge_cursor are defined; include sroce.h, not this file.
+ *
+ * The send queue as the send side sees it, in free-running 32-bit indices
+ * of the SQ ring (slot = index & (num - 1)):
+ *
+ *   qp->sq.kidx     oldest WQE not yet completed (the ring's consumer index,
+ *                   published to the producer as WQEs complete, in order)
+ *   req.send_idx    WQE the requester sends next (go-back-N moves it back)
+ *   req.issued_idx  one past the newest WQE that was ever started; WQEs in
+ *                   [kidx, issued_idx) have their PSNs assigned
+ *   req.fetch_idx   one past the newest WQE copied out of the ring
+ *
+ *   kidx <= send_idx <= issued_idx <= fetch_idx <= producer
+ *
+ * PSNs (24 bits, compared with sroce_psn_diff()):
+ *
+ *   req.comp_psn    oldest PSN not acknowledged (for an RDMA READ at the
+ *                   head: the first response PSN still missing)
+ *   req.psn         PSN of the next packet the requester sends
+ *   req.max_psn     one past the newest PSN ever sent
+ *
+ * Everything below is touched only by the QP's data path run (the work
+ * item, sroce_rcv() or sroce_dp_doorbell()), which owns the QP's RUNNING
+ * bit (struct sroce_dp); the exceptions are @flags (atomic bit operations,
+ * set by timers and sroce_dp_modify()) and the pend_* members (under
+ * qp->state_lock).
+ */
 #ifndef SROCE_REQ_H
 #define SROCE_REQ_H
 
+#include <linux/kernel.h>
+#include <linux/types.h>
 #include <linux/timer.h>
+#include <linux/hrtimer.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/sroce-abi.h>
 
+struct sroce_qp;
+struct sk_buff;
+
+/* Packets of one message between AckReq bits (IBTA 9.7.2; rxe: 64). */
+#define SROCE_REQ_ACK_EVERY	64
+/* PSNs the requester may run ahead of the oldest unacknowledged one. */
+#define SROCE_REQ_WINDOW	512
+/* PSNs one WQE may use: its whole range must stay below 2^23 (9.7.1). */
+#define SROCE_REQ_MAX_WQE_PSNS	((1U << 23) - 1)
+/* Pause after the network pushed back before sending again. */
+#define SROCE_REQ_TX_RETRY_NS	(50 * NSEC_PER_USEC)
+
+/**
+ * enum sroce_req_flag - bits of &struct sroce_req.flags
+ * @SROCE_REQ_F_MODIFIED: sroce_dp_modify() changed attributes or state;
+ *	the next run copies them under qp->state_lock
+ * @SROCE_REQ_F_TIMEOUT: the retransmit timer fired
+ * @SROCE_REQ_F_RNR: the RNR timer fired
+ * @SROCE_REQ_F_TX_RETRY: the backpressure pause is over
+ * @SROCE_REQ_F_STOPPED: sroce_dp_stop() began; runs do nothing but drop
+ *	queued packets, timers do not schedule
+ */
+enum sroce_req_flag {
+	SROCE_REQ_F_MODIFIED,
+	SROCE_REQ_F_TIMEOUT,
+	SROCE_REQ_F_RNR,
+	SROCE_REQ_F_TX_RETRY,
+	SROCE_REQ_F_STOPPED,
+};
+
+/**
+ * enum sroce_wqe_state - where a send WQE is
+ * @SROCE_WQE_POSTED: copied from the ring; no packet sent since it was
+ *	(re)started
+ * @SROCE_WQE_SENDING: some of its packets are sent
+ * @SROCE_WQE_SENT: all packets sent; an RC WQE waits for its ACK or
+ *	response
+ * @SROCE_WQE_DONE: completed successfully; its CQE is due in order
+ * @SROCE_WQE_ERROR: failed with &struct sroce_req_wqe.status
+ */
+enum sroce_wqe_state {
+	SROCE_WQE_POSTED,
+	SROCE_WQE_SENDING,
+	SROCE_WQE_SENT,
+	SROCE_WQE_DONE,
+	SROCE_WQE_ERROR,
+};
+
+/* Classes of a WQE (&struct sroce_req_wqe.cls). */
+#define SROCE_WR_SEND		BIT(0)
+#define SROCE_WR_WRITE		BIT(1)
+#define SROCE_WR_READ		BIT(2)
+#define SROCE_WR_ATOMIC		BIT(3)
+#define SROCE_WR_IMM		BIT(4)
+#define SROCE_WR_INV		BIT(5)
+#define SROCE_WR_CMP_SWAP	BIT(6)
+#define SROCE_WR_RD_ATOMIC	(SROCE_WR_READ | SROCE_WR_ATOMIC)
+
+/**
+ * struct sroce_req_wqe - kernel shadow of one SQ slot
+ * @wqe: the slot as copied out of the ring, then validated; only the
+ *	header and the used SGEs or inline bytes are meaningful
+ * @length: message bytes (sum of the SGEs, or the inline length)
+ * @first_psn: PSN of its first packet (valid once started)
+ * @last_psn: PSN of its last packet; for an RDMA READ the last response
+ *	PSN (IBTA 9.7.4.1.3: a read uses one PSN per response packet)
+ * @cls: SROCE_WR_* bits
+ * @state: enum sroce_wqe_state
+ * @status: enum ib_wc_status when @state is SROCE_WQE_ERROR
+ * @rd_slot: holds one of the max_rd_atomic initiator slots (9.5)
+ */
+struct sroce_req_wqe {
+	struct sroce_send_wqe wqe;
+	u32 length;
+	u32 first_psn;
+	u32 last_psn;
+	u16 cls;
+	u8 state;
+	u8 status;
+	bool rd_slot;
+};
+
+/**
+ * struct sroce_req - requester and completer state of one QP
+ * @retrans_timer: local ACK timeout (IBTA 9.7.6.1.3); holds a QP reference
+ *	while pending
+ * @rnr_timer: RNR NAK wait (9.7.5.2.8); holds a QP reference while pending
+ * @tx_timer: pause after backpressure; holds a QP reference while queued
+ * @flags: enum sroce_req_flag bits (atomic bit operations)
+ * @pend_reset: the QP went to RESET (under qp->state_lock)
+ * @pend_psn: @pend_sq_psn is new (under qp->state_lock)
+ * @pend_sq_psn: sq_psn from modify_qp (under qp->state_lock)
+ * @state: QP state at the start of the current run
+ * @av: primary path of an RC or UC QP (copy of qp->av)
+ * @ud_av: destination of the UD WQE being sent (copy of its AH's vector)
+ * @mtu: bytes of payload per packet: the path MTU (RC, UC) or the port
+ *	MTU (UD); never 0
+ * @dest_qpn: remote QPN (RC, UC)
+ * @qkey: the QP's Q_Key (UD)
+ * @timeout_jiffies: local ACK timeout, 0 = infinite
+ * @retry_max: attribute retry_cnt (7 is 7 tries, not infinite)
+ * @rnr_retry_max: attribute rnr_retry (7 = infinite)
+ * @max_rd_atomic: initiator depth (at least 1)
+ * @wqes: shadow array, one entry per SQ slot; NULL without an SQ
+ * @num: entries in @wqes (qp->sq.num)
+ * @fetch_idx: see the file comment
+ * @send_idx: see the file comment
+ * @issued_idx: see the file comment
+ * @psn: see the file comment
+ * @max_psn: see the file comment
+ * @comp_psn: see the file comment
+ * @noack_pkts: packets sent since the last AckReq
+ * @rd_outstanding: WQEs holding an initiator slot
+ * @cur: gather cursor of the WQE at @send_idx (when @cur_valid)
+ * @cur_off: message offset @cur is at
+ * @cur_valid: @cur is initialised and may hold an MR reference
+ * @rcur: scatter cursor of the RDMA READ at the head (when @rcur_valid)
+ * @rcur_off: message offset @rcur is at
+ * @rcur_valid: @rcur is initialised and may hold an MR reference
+ * @retry_cnt: retries left before IB_WC_RETRY_EXC_ERR
+ * @rnr_retry: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
+ * @retrying: a retry for a NAK or an out-of-order response was started and
+ *	no progress was seen since; more of them do not restart it
+ * @rnr_wait: waiting for @rnr_timer; nothing is sent
+ * @tx_blocked: waiting for @tx_timer after backpressure
+ * @error: the send side failed; nothing is sent, the SQ is flushed
+ * @sq_broken: the producer index was hostile; the ring is not read again
+ * @drained_event: IB_EVENT_SQ_DRAINED was raised in this SQD period
+ * @last_progress: jiffies of the last ACK progress or (re)transmission
+ *	start
+ */
 struct sroce_req {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	struct hrtimer tx_timer;
+	unsigned long flags;
+
+	bool pend_reset;
+	bool pend_psn;
+	u32 pend_sq_psn;
+
+	enum ib_qp_state state;
+	struct sroce_av av;
+	struct sroce_av ud_av;
+	u32 mtu;
+	u32 dest_qpn;
+	u32 qkey;
+	unsigned long timeout_jiffies;
+	u8 retry_max;
+	u8 rnr_retry_max;
+	u32 max_rd_atomic;
+
+	struct sroce_req_wqe *wqes;
+	u32 num;
+	u32 fetch_idx;
+	u32 send_idx;
+	u32 issued_idx;
+	u32 psn;
+	u32 max_psn;
+	u32 comp_psn;
+	u32 noack_pkts;
+	u32 rd_outstanding;
+
+	struct sroce_sge_cursor cur;
+	u32 cur_off;
+	bool cur_valid;
+	struct sroce_sge_cursor rcur;
+	u32 rcur_off;
+	bool rcur_valid;
+
+	u8 retry_cnt;
+	u8 rnr_retry;
+	bool retrying;
+	bool rnr_wait;
+	bool tx_blocked;
+	bool error;
+	bool sq_broken;
+	bool drained_event;
+	unsigned long last_progress;
 };
+
+static inline struct sroce_req_wqe *sroce_req_wqe(struct sroce_req *req,
+						  u32 idx)
+{
+	return &req->wqes[idx & (req->num - 1)];
+}
+
+/* Packets (PSNs) an RC/UC WQE uses: one per MTU, at least one. */
+static inline u32 sroce_req_wqe_npsn(const struct sroce_req *req,
+				     const struct sroce_req_wqe *w)
+{
+	if (w->cls & SROCE_WR_ATOMIC)
+		return 1;
+	return max_t(u32, DIV_ROUND_UP(w->length, req->mtu), 1);
+}
+
+/* ---- sroce_req.c ---- */
+int sroce_req_init(struct sroce_qp *qp);
+void sroce_req_cleanup(struct sroce_qp *qp);
+void sroce_req_reset(struct sroce_qp *qp);
+void sroce_req_copy_attrs(struct sroce_qp *qp);
+void sroce_req_set_psn(struct sroce_qp *qp, u32 psn);
+bool sroce_req_run(struct sroce_qp *qp, int budget);
+void sroce_req_rewind(struct sroce_qp *qp);
+void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
+		    enum ib_wc_status status);
+int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only);
+void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
+			 unsigned long expires);
+void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
+			   const struct sroce_sge *sge, u32 num_sge, u32 off);
+void sroce_req_release_cursors(struct sroce_req *req);
+
+/* ---- sroce_comp.c ---- */
+void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
+void sroce_comp_timers(struct sroce_qp *qp);
+void sroce_comp_retire(struct sroce_qp *qp);
+void sroce_comp_check_drained(struct sroce_qp *qp);
+bool sroce_comp_flush(struct sroce_qp *qp, int budget);
+void sroce_comp_arm_retrans(struct sroce_qp *qp);
+void sroce_comp_retrans_timer_fn(struct timer_list *t);
+void sroce_comp_rnr_timer_fn(struct timer_list *t);
 
 #endif /* SROCE_REQ_H */

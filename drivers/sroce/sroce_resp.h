@@ -1,13 +1,190 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* sroce_resp.h - responder state (sroce_resp.c) */
+/*
+ * sroce_resp.h - responder state (sroce_resp.c): the receive side of RC,
+ * UC and UD queue pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8).
+ *
+ * Included from sroce.h through sroce_dp.h, after struct sroce_sge_cursor
+ * and struct sroce_mr are declared.  Every member is touched only from the
+ * QP's work item, except the pend_* members, which sroce_resp_modify()
+ * writes and the work item reads, both under qp->state_lock.
+ */
 #ifndef SROCE_RESP_H
 #define SROCE_RESP_H
 
 #include <linux/types.h>
+#include <linux/list.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/sroce-abi.h>
 
+struct sroce_mr;
+
+/* What the current inbound message is (struct sroce_resp_msg.op). */
+enum sroce_resp_msg_op {
+	SROCE_MSG_NONE,
+	SROCE_MSG_SEND,
+	SROCE_MSG_WRITE,
+};
+
+/**
+ * struct sroce_resp_msg - the multi-packet message being received
+ * @op: SROCE_MSG_NONE between messages
+ * @have_wqe: @wqe holds a copy of the receive WQE at the RQ consumer index
+ *	(not consumed until the message completes) and @cur is initialised
+ * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
+ * @cur: scatter position in @wqe's SGE list (holds an MR reference)
+ * @mr: target MR of an RDMA WRITE, with a reference, kept across packets
+ * @va: next byte to write in @mr
+ * @resid: bytes of the RDMA WRITE still expected
+ * @wqe: private copy of the receive WQE (validated, never re-read)
+ */
+struct sroce_resp_msg {
+	u8 op;
+	bool have_wqe;
+	u32 len;
+	struct sroce_sge_cursor cur;
+	struct sroce_mr *mr;
+	u64 va;
+	u32 resid;
+	struct sroce_recv_wqe wqe;
+};
+
+/* struct sroce_resp_res.type */
+enum sroce_resp_res_type {
+	SROCE_RES_FREE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_resp_res - a responder resource: one RDMA READ or atomic
+ *	request remembered to answer its duplicates (IBTA 9.7.5.1.3, 9.7.5.1.5)
+ * @type: enum sroce_resp_res_type
+ * @busy: queued responses that still use this resource
+ * @first_psn: PSN of the request
+ * @last_psn: PSN of its last response packet
+ * @va: READ: first byte requested
+ * @rkey: READ: R_Key of the request
+ * @length: READ: bytes requested
+ * @orig: ATOMIC: original remote value returned in the AtomicAckETH
+ */
+struct sroce_resp_res {
+	u8 type;
+	u8 busy;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 length;
+	u64 orig;
+};
+
+/* struct sroce_resp_out.kind */
+enum sroce_resp_out_kind {
+	SROCE_OUT_ACK,		/* ACK, RNR NAK or NAK (opcode ACKNOWLEDGE) */
+	SROCE_OUT_READ,		/* RDMA READ response packets */
+	SROCE_OUT_ATOMIC,	/* ATOMIC ACKNOWLEDGE */
+};
+
+/**
+ * struct sroce_resp_out - a response waiting to be sent; responses leave
+ *	in the order their requests arrived (IBTA 9.7.5.1)
+ * @list: entry in sroce_resp.out
+ * @kind: enum sroce_resp_out_kind
+ * @syndrome: AETH syndrome (SROCE_OUT_ACK)
+ * @res: index in sroce_resp.res (READ, ATOMIC)
+ * @psn: PSN of the next packet to send
+ * @last_psn: PSN of the last packet (READ)
+ * @first_psn: PSN of the original READ request: a stream starting there
+ *	opens with READ_RESPONSE_FIRST/ONLY, else with MIDDLE/LAST
+ * @msn: MSN to put in the AETH
+ * @rkey: R_Key (READ)
+ * @resid: bytes still to send (READ)
+ * @va: next byte to send (READ)
+ * @orig: original value (ATOMIC)
+ */
+struct sroce_resp_out {
+	struct list_head list;
+	u8 kind;
+	u8 syndrome;
+	u16 res;
+	u32 psn;
+	u32 last_psn;
+	u32 first_psn;
+	u32 msn;
+	u32 rkey;
+	u32 resid;
+	u64 va;
+	u64 orig;
+};
+
+/**
+ * struct sroce_resp_attr - QP attributes the responder uses, copied under
+ *	qp->state_lock at the start of every responder entry point
+ * @state: QP state
+ * @access: qp_access_flags (IB_ACCESS_REMOTE_*)
+ * @qkey: Q_Key (UD)
+ * @mtu: path MTU in bytes
+ * @dest_qpn: remote QPN (RC) responses go to
+ * @rnr_code: min_rnr_timer, the 5-bit RNR NAK timer code
+ * @max_rd: max_dest_rd_atomic
+ */
+struct sroce_resp_attr {
+	enum ib_qp_state state;
+	int access;
+	u32 qkey;
+	u32 mtu;
+	u32 dest_qpn;
+	u8 rnr_code;
+	u8 max_rd;
+};
+
+/**
+ * struct sroce_resp - responder state of one QP
+ * @attr: attribute snapshot
+ * @epsn: next expected request PSN (IBTA 9.7.4.1.1); written with
+ *	WRITE_ONCE so query_qp may read it with READ_ONCE
+ * @msn: message sequence number (IBTA 9.7.4.1.2), 24 bits
+ * @nak_sent: a PSN sequence error NAK or an RNR NAK was sent for @epsn;
+ *	packets ahead of @epsn are dropped silently until @epsn arrives
+ *	(one NAK per sequence gap, IBTA 9.7.5.1.1)
+ * @uc_drop: UC: the rest of the current message is being dropped
+ * @failed: the responder moved the QP to the error state; drop packets
+ *	until the QP is reset
+ * @tx_blocked: the last send was pushed back (-EAGAIN); the work loop may
+ *	read it after sroce_resp_run() returned true to delay the retry
+ * @wc_err: receive completion status chosen by the step that failed
+ * @msg: message being received
+ * @res: @res_cap responder resources (RC), a ring recycled oldest first
+ * @res_cap: entries of @res (max_dest_rd_atomic once allocated)
+ * @res_head: next entry of @res to use
+ * @out: queued struct sroce_resp_out, oldest first
+ * @out_len: entries in @out
+ * @rd_mr: MR of the READ response stream at the head of @out, with a
+ *	reference, or NULL
+ * @pend_reset: set by sroce_resp_modify() on a move to RESET
+ * @pend_psn: set by sroce_resp_modify() when rq_psn was given
+ * @pend_psn_val: that rq_psn
+ */
 struct sroce_resp {
-	u32 epsn;	/* next expected request PSN */
-	u32 msn;	/* message sequence number */
+	struct sroce_resp_attr attr;
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	bool uc_drop;
+	bool failed;
+	bool tx_blocked;
+	u8 wc_err;
+	struct sroce_resp_msg msg;
+	struct sroce_resp_res *res;
+	u32 res_cap;
+	u32 res_head;
+	struct list_head out;
+	u32 out_len;
+	struct sroce_mr *rd_mr;
+	/* under qp->state_lock */
+	bool pend_reset;
+	bool pend_psn;
+	u32 pend_psn_val;
 };
 
 #endif /* SROCE_RESP_H */

@@ -57,7 +57,11 @@ struct sroce_queue_hdr {
 };
 
 #define SROCE_QUEUE_HDR_SIZE	128
-/* The kernel found a hostile index or slot and put the queue in error. */
+/*
+ * The kernel found a hostile index or slot and put the queue in error, or
+ * destroyed the queue while it was still mapped (device removed under a
+ * live context): the provider should fail polls and posts with EIO.
+ */
 #define SROCE_QUEUE_F_ERROR	(1U << 0)
 
 /**

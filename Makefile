@@ -1,0 +1,68 @@
+# sroce top-level Makefile (kernel module rules live in ./Kbuild and
+# drivers/sroce/Kbuild, the provider's in userspace/Makefile).
+#
+#   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko and userspace/
+#   make install           module to /lib/modules/$(KVER)/extra + depmod,
+#                          provider + sroce.driver for libibverbs
+#   make clean
+#   make kunit             KUnit suites in QEMU (scripts/kunit)
+#   make vmtest [TESTS=t-10-sroce-perftest.sh]  tests/run in the VM (scripts/vm)
+#   make check [W=]        deps, all (W=1 by default), kunit, vmtest;
+#                          ends with one line "N passed, N failed"
+#   make demo              scripts/demo
+
+ifneq ($(KERNELRELEASE),)
+# Read by Kbuild only if ./Kbuild is missing.
+obj-m += drivers/sroce/
+else
+
+# ---- build ------------------------------------------------------------------
+# The host may run another kernel than the 6.1 target: fall back to its headers.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+		    /lib/modules/6.1.0-57-amd64/build)
+KVER ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_SROCE=m $(if $(W),W=$(W))
+
+all: modules userspace
+
+modules:
+	$(MAKE) $(KBUILD_ARGS) modules
+
+userspace:
+	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace; fi
+
+clean:
+	$(MAKE) $(KBUILD_ARGS) clean
+	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
+
+# ---- install ----------------------------------------------------------------
+PROVIDER_DIR ?= /usr/lib/x86_64-linux-gnu/libibverbs
+DRIVER_DIR ?= /etc/libibverbs.d
+
+install: all
+	install -D -m 644 drivers/sroce/sroce.ko $(DESTDIR)/lib/modules/$(KVER)/extra/sroce.ko
+	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
+	install -D -m 644 userspace/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
+	install -D -m 644 userspace/sroce.driver $(DESTDIR)$(DRIVER_DIR)/sroce.driver
+
+# ---- tests ------------------------------------------------------------------
+VM_TIMEOUT ?= 3000
+TESTS ?=
+
+kunit:
+	scripts/kunit
+
+vmtest:
+	scripts/vm --timeout $(VM_TIMEOUT) tests/run $(TESTS)
+
+check: W ?= 1
+check:
+	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) scripts/check
+
+demo:
+	scripts/demo
+
+.PHONY: all modules userspace clean install kunit vmtest check demo
+
+endif

@@ -1,0 +1,736 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The completer (IBTA vol. 1 9.7.5.1, 9.7.5.2, 9.9): turns ACKs, NAKs, RDMA
+ * READ responses and atomic ACKs into completions, and decides when to
+ * retransmit.
+ *
+ * ACKs are cumulative: a response for PSN n implies that every request
+ * before n arrived, so every SEND/WRITE WQE that ends before it completes,
+ * in order.  An RDMA READ or atomic completes only with its response data;
+ * an ACK past one whose response is missing means the response was lost,
+ * and the READ is asked again from its first missing response PSN.
+ *
+ * Retransmission (go-back-N from the oldest unacknowledged PSN) follows a
+ * NAK-sequence error, an out-of-order response, an RNR NAK (after its
+ * timer), or the local ACK timeout.  The retry counter (attribute
+ * retry_cnt; 7 is seven retries, not infinite) counts timeouts and
+ * sequence errors and is reloaded on progress; the RNR counter (rnr_retry;
+ * 7 is infinite) counts RNR NAKs.
+ *
+ * The retransmit timer is not pushed back on every ACK: it fires, and the
+ * run checks how long ago the last progress was, re-arming for the rest.
+ *
+ * Context: everything here runs in the QP's data path run, which owns the
+ * QP's RUNNING bit (asserted at the entry points): in the work item, in
+ * post_send or in the RX softirq; nothing may sleep.
+ * The timer functions are the exception.
+ */
+
+#include <linux/jiffies.h>
+#include <rdma/ib_pack.h>
+
+#include "sroce.h"
+
+/* ------------------------------------------------------------------ */
+/* Completions                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Userspace CQE opcode (enum ib_uverbs_wc_opcode) of a send WQE. */
+static u32 sroce_comp_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_UVERBS_WR_RDMA_WRITE:
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		return IB_UVERBS_WC_RDMA_WRITE;
+	case IB_UVERBS_WR_RDMA_READ:
+	case IB_UVERBS_WR_RDMA_READ_WITH_INV:
+		return IB_UVERBS_WC_RDMA_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		return IB_UVERBS_WC_COMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_UVERBS_WC_FETCH_ADD;
+	case IB_UVERBS_WR_LOCAL_INV:
+		return IB_UVERBS_WC_LOCAL_INV;
+	case IB_UVERBS_WR_BIND_MW:
+		return IB_UVERBS_WC_BIND_MW;
+	case IB_UVERBS_WR_TSO:
+		return IB_UVERBS_WC_TSO;
+	default:
+		return IB_UVERBS_WC_SEND;
+	}
+}
+
+/*
+ * Post the send CQE of @w: only for a signaled WQE (IB_SEND_SIGNALED or
+ * sq_sig_all), but always for an error (IBTA 10.7.3.1).
+ */
+static void sroce_comp_post_cqe(struct sroce_qp *qp,
+				const struct sroce_req_wqe *w,
+				enum ib_wc_status status)
+{
+	struct sroce_cqe cqe = {};
+
+	if (status == IB_WC_SUCCESS && !qp->sq_sig_all &&
+	    !(w->wqe.send_flags & IB_SEND_SIGNALED))
+		return;
+	cqe.wr_id = w->wqe.wr_id;
+	cqe.status = status;
+	cqe.opcode = sroce_comp_wc_opcode(w->wqe.opcode);
+	cqe.byte_len = status == IB_WC_SUCCESS ? w->length : 0;
+	cqe.qp_num = sroce_qpn(qp);
+	/* a full CQ raises IB_EVENT_CQ_ERR in sroce_cq_post() */
+	sroce_cq_post(qp->scq, &cqe, false);
+}
+
+static void sroce_comp_put_rd_slot(struct sroce_req *req,
+				   struct sroce_req_wqe *w)
+{
+	if (!w->rd_slot)
+		return;
+	w->rd_slot = false;
+	req->rd_outstanding--;
+}
+
+/**
+ * sroce_comp_check_drained() - raise IB_EVENT_SQ_DRAINED once in SQD
+ * @qp: queue pair
+ *
+ * In SQD no new WQE starts; once every started one has completed the
+ * send queue is drained (IBTA 10.3.1.4, 11.6.3).
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_check_drained(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	struct ib_event ev = {};
+
+	sroce_dp_assert_run(qp);
+	if (req->state != IB_QPS_SQD || req->drained_event ||
+	    qp->sq.kidx != req->issued_idx)
+		return;
+	req->drained_event = true;
+	if (!qp->ibqp.event_handler)
+		return;
+	ev.device = qp->ibqp.device;
+	ev.element.qp = &qp->ibqp;
+	ev.event = IB_EVENT_SQ_DRAINED;
+	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_comp_retire() - complete the finished WQEs at the head of the SQ
+ * @qp: queue pair
+ *
+ * Posts the CQEs of the SROCE_WQE_DONE WQEs at the head, in order, and
+ * advances the SQ consumer index past them so the producer may reuse
+ * their slots.  Stops at the first WQE not done.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_retire(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_req_wqe *w;
+	u32 idx = qp->sq.kidx;
+
+	sroce_dp_assert_run(qp);
+	for (; idx != req->issued_idx; idx++) {
+		w = sroce_req_wqe(req, idx);
+		if (w->state != SROCE_WQE_DONE)
+			break;
+		sroce_comp_put_rd_slot(req, w);
+		sroce_comp_post_cqe(qp, w, IB_WC_SUCCESS);
+	}
+	if (idx == qp->sq.kidx)
+		return;
+	sroce_queue_consume(&qp->sq, idx - qp->sq.kidx);
+	sroce_comp_check_drained(qp);
+}
+
+static struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (qp->sq.kidx == req->issued_idx)
+		return NULL;
+	return sroce_req_wqe(req, qp->sq.kidx);
+}
+
+/* The WQE at the head failed (remote error, retries exhausted ...). */
+static void sroce_comp_fail_head(struct sroce_qp *qp,
+				 enum ib_wc_status status)
+{
+	sroce_req_fail(qp, sroce_comp_head(qp), status);
+}
+
+/* ------------------------------------------------------------------ */
+/* Acknowledgment and retry                                            */
+/* ------------------------------------------------------------------ */
+
+/* PSNs before @psn are acknowledged: progress reloads the retry counts. */
+static void sroce_comp_advance(struct sroce_req *req, u32 psn)
+{
+	if (!sroce_psn_after(psn, req->comp_psn))
+		return;
+	req->comp_psn = psn;
+	req->retry_cnt = req->retry_max;
+	req->rnr_retry = req->rnr_retry_max;
+	req->retrying = false;
+	req->last_progress = jiffies;
+}
+
+/*
+ * Every request before @end arrived (IBTA 9.7.5.1.1): complete the SEND
+ * and WRITE WQEs that end before @end, in order.  Return: true when an
+ * RDMA READ or atomic at the head ends before @end: its response is lost
+ * and must be asked again (9.7.5.1.2, implied NAK).
+ */
+static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
+{
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_req_wqe *w;
+	bool passed = false;
+	u32 idx;
+
+	for (idx = qp->sq.kidx; idx != req->issued_idx; idx++) {
+		w = sroce_req_wqe(req, idx);
+		if (w->cls & SROCE_WR_RD_ATOMIC) {
+			passed = sroce_psn_after(end, w->last_psn);
+			break;
+		}
+		if (!sroce_psn_after(end, w->last_psn)) {
+			sroce_comp_advance(req, end);
+			break;
+		}
+		w->state = SROCE_WQE_DONE;
+		sroce_comp_advance(req, sroce_psn_add(w->last_psn, 1));
+	}
+	sroce_comp_retire(qp);
+	return passed;
+}
+
+/*
+ * Retransmit from the oldest unacknowledged PSN.  For a NAK or an
+ * out-of-order response (@timeout false) only once until progress is seen:
+ * the packets already in flight behind the loss would otherwise each
+ * start one more retry.
+ */
+static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (!timeout && req->retrying)
+		return;
+	if (!req->retry_cnt) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
+		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	req->retry_cnt--;
+	req->retrying = true;
+	req->last_progress = jiffies;
+	sroce_req_rewind(qp);
+}
+
+/* A response that does not follow the last accepted one. */
+static void sroce_comp_out_of_order(struct sroce_qp *qp, u32 psn)
+{
+	/* a gap: the responses in between are lost (9.7.5.1.2) */
+	if (sroce_psn_after(psn, qp->dp.req.comp_psn))
+		sroce_comp_retry(qp, false);
+}
+
+/* ------------------------------------------------------------------ */
+/* ACK, NAK, RNR NAK                                                   */
+/* ------------------------------------------------------------------ */
+
+static enum ib_wc_status sroce_comp_nak_status(struct sroce_dev *dev,
+					       u8 code)
+{
+	switch (code) {
+	case SROCE_NAK_INVALID_REQ:
+		sroce_counter_inc(dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return IB_WC_REM_INV_REQ_ERR;
+	case SROCE_NAK_REM_ACCESS:
+		sroce_counter_inc(dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+		return IB_WC_REM_ACCESS_ERR;
+	case SROCE_NAK_INVALID_RD_REQ:
+		return IB_WC_REM_INV_RD_REQ_ERR;
+	default:	/* remote operational error, reserved codes */
+		return IB_WC_REM_OP_ERR;
+	}
+}
+
+/*
+ * NAK (9.7.5.2.3-9.7.5.2.6): the PSN is the request that failed (for a
+ * sequence error, the PSN the responder expects); all before it arrived.
+ */
+static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_comp_ack_upto(qp, psn);
+	if (code == SROCE_NAK_PSN_SEQ_ERR) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RCV_SEQ_ERR);
+		/* a responder NAKs the packets sent after an RNR NAK too */
+		if (!req->rnr_wait)
+			sroce_comp_retry(qp, false);
+		return;
+	}
+	sroce_comp_fail_head(qp, sroce_comp_nak_status(qp->dev, code));
+}
+
+/* RNR NAK (9.7.5.2.8): wait the given time, then resend from @psn. */
+static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	struct sroce_req *req = &qp->dp.req;
+	unsigned long delay;
+
+	sroce_comp_ack_upto(qp, psn);
+	sroce_counter_inc(qp->dev, SROCE_CNT_RCV_RNR_ERR);
+	if (req->rnr_wait || req->error)
+		return;
+	if (!req->rnr_retry) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RNR_RETRY_ERR);
+		sroce_comp_fail_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	if (req->rnr_retry != 7)
+		req->rnr_retry--;
+	req->rnr_wait = true;
+	sroce_req_rewind(qp);
+	delay = max(usecs_to_jiffies(sroce_rnr_timer_us(code)), 1UL);
+	sroce_req_arm_timer(qp, &req->rnr_timer, jiffies + delay);
+}
+
+/* ACK opcode: a positive ACK, an RNR NAK or a NAK (9.3.5, table 44). */
+static void sroce_comp_handle_ack(struct sroce_qp *qp,
+				  const struct sroce_pkt_info *pkt)
+{
+	const struct sroce_aeth *aeth = sroce_pkt_hdr(pkt, SROCE_HDR_AETH);
+	u8 syn = sroce_aeth_syndrome(aeth);
+	u8 val = syn & SROCE_AETH_VAL_MASK;
+
+	switch (syn & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_ACK:
+		if (sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, 1)))
+			sroce_comp_retry(qp, false);
+		break;
+	case SROCE_AETH_RNR_NAK:
+		sroce_comp_rnr_nak(qp, pkt->psn, val);
+		break;
+	case SROCE_AETH_NAK:
+		sroce_comp_nak(qp, pkt->psn, val);
+		break;
+	default:	/* reserved syndrome: ignore the packet */
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA READ responses, atomic ACKs                                    */
+/* ------------------------------------------------------------------ */
+
+/* A response with an AETH must carry a positive ACK syndrome. */
+static bool sroce_comp_aeth_ok(const struct sroce_pkt_info *pkt)
+{
+	const struct sroce_aeth *aeth;
+
+	if (!(pkt->mask & SROCE_MASK_AETH))
+		return true;
+	aeth = sroce_pkt_hdr(pkt, SROCE_HDR_AETH);
+	return (sroce_aeth_syndrome(aeth) & SROCE_AETH_TYPE_MASK) ==
+	       SROCE_AETH_ACK;
+}
+
+/*
+ * The payload of a response and its length.  The RX path makes only the
+ * headers linear; a payload in fragments is made linear here.
+ * Return: NULL when the packet is malformed or memory is short.
+ */
+static void *sroce_comp_payload(struct sk_buff *skb, u32 *len)
+{
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	u32 hlen = sroce_opcode[pkt->opcode].length;
+	u32 pad = sroce_bth_pad(sroce_pkt_bth(pkt));
+	ptrdiff_t off = pkt->hdr - skb->data;
+
+	if (pkt->paylen < hlen + pad + SROCE_ICRC_SIZE)
+		return NULL;
+	*len = pkt->paylen - hlen - pad - SROCE_ICRC_SIZE;
+	if (pkt->hdr + hlen + *len > skb_tail_pointer(skb)) {
+		if (skb_linearize(skb))
+			return NULL;
+		pkt->hdr = skb->data + off;
+	}
+	return pkt->hdr + hlen;
+}
+
+/*
+ * Length rule of READ responses (9.7.5.1.3 / C9-177): every response but
+ * the last carries a full MTU, the last one the rest; FIRST/MIDDLE before
+ * the last, LAST/ONLY at it (a resumed READ may start with either).
+ */
+static bool sroce_comp_read_len_ok(const struct sroce_req *req,
+				   const struct sroce_req_wqe *w, u8 opcode,
+				   u32 psn, u32 off, u32 len)
+{
+	if (psn == w->last_psn)
+		return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
+			opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY) &&
+		       len == w->length - off;
+	return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
+		opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) &&
+	       len == req->mtu;
+}
+
+/* Scatter @len bytes at message offset @off into the READ's SGEs. */
+static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_req_wqe *w,
+			      u32 off, void *data, u32 len)
+{
+	struct sroce_req *req = &qp->dp.req;
+	int err;
+
+	if (!req->rcur_valid || req->rcur_off != off) {
+		if (req->rcur_valid)
+			sroce_sge_cursor_release(&req->rcur);
+		sroce_req_cursor_seek(&req->rcur, w->wqe.sge, w->wqe.num_sge,
+				      off);
+		req->rcur_valid = true;
+	}
+	err = sroce_sge_copy(qp->dev, qp->pd, &req->rcur, data, len,
+			     SROCE_TO_MR);
+	req->rcur_off = err ? U32_MAX : off + len;
+	return err;
+}
+
+static void sroce_comp_release_rcur(struct sroce_req *req)
+{
+	if (req->rcur_valid)
+		sroce_sge_cursor_release(&req->rcur);
+	req->rcur_valid = false;
+}
+
+/* A local scatter failed: IB_WC_LOC_LEN_ERR or IB_WC_LOC_PROT_ERR. */
+static void sroce_comp_local_error(struct sroce_qp *qp,
+				   struct sroce_req_wqe *w, int err)
+{
+	sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+	sroce_req_fail(qp, w, err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+					       IB_WC_LOC_PROT_ERR);
+}
+
+/* The response for @psn belongs to the head WQE of class @cls, else NULL. */
+static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
+						     u32 psn, u16 cls)
+{
+	struct sroce_req_wqe *w;
+
+	if (sroce_comp_ack_upto(qp, psn)) {
+		sroce_comp_retry(qp, false);
+		return NULL;
+	}
+	w = sroce_comp_head(qp);
+	if (!w || !(w->cls & cls) || psn != qp->dp.req.comp_psn) {
+		sroce_comp_out_of_order(qp, psn);
+		return NULL;
+	}
+	return w;
+}
+
+/* RDMA READ response FIRST/MIDDLE/LAST/ONLY (9.7.5.1.3). */
+static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_req_wqe *w;
+	u32 psn = pkt->psn;
+	u32 len, off;
+	void *data;
+	int err;
+
+	if (!sroce_comp_aeth_ok(pkt))
+		return;
+	w = sroce_comp_response_wqe(qp, psn, SROCE_WR_READ);
+	if (!w)
+		return;
+	data = sroce_comp_payload(skb, &len);
+	if (!data)
+		return;
+	off = sroce_psn_diff(psn, w->first_psn) * req->mtu;
+	if (!sroce_comp_read_len_ok(req, w, pkt->opcode, psn, off, len)) {
+		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	err = sroce_comp_scatter(qp, w, off, data, len);
+	if (err) {
+		sroce_comp_local_error(qp, w, err);
+		return;
+	}
+	sroce_comp_advance(req, sroce_psn_add(psn, 1));
+	if (psn != w->last_psn)
+		return;
+	sroce_comp_release_rcur(req);
+	w->state = SROCE_WQE_DONE;
+	sroce_comp_retire(qp);
+}
+
+/* ATOMIC ACK (9.7.5.1.4): write the original remote value locally. */
+static void sroce_comp_atomic_ack(struct sroce_qp *qp,
+				  const struct sroce_pkt_info *pkt)
+{
+	const struct sroce_atmack *atm = sroce_pkt_hdr(pkt, SROCE_HDR_ATMACK);
+	struct sroce_sge_cursor cur;
+	struct sroce_req_wqe *w;
+	u64 orig;
+	int err;
+
+	if (!sroce_comp_aeth_ok(pkt))
+		return;
+	w = sroce_comp_response_wqe(qp, pkt->psn, SROCE_WR_ATOMIC);
+	if (!w)
+		return;
+	orig = be64_to_cpu(atm->orig);
+	sroce_sge_cursor_init(&cur, w->wqe.sge, w->wqe.num_sge);
+	err = sroce_sge_copy(qp->dev, qp->pd, &cur, &orig, sizeof(orig),
+			     SROCE_TO_MR);
+	sroce_sge_cursor_release(&cur);
+	if (err) {
+		sroce_comp_local_error(qp, w, err);
+		return;
+	}
+	sroce_comp_advance(&qp->dp.req, sroce_psn_add(pkt->psn, 1));
+	w->state = SROCE_WQE_DONE;
+	sroce_comp_retire(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Is the response worth looking at?  Only on an RC QP whose send side
+ * works, and only for a PSN sent and not yet acknowledged: older ones are
+ * duplicates, newer ones ghosts (9.7.5.1.1).
+ */
+static bool sroce_comp_accept(struct sroce_qp *qp,
+			      const struct sroce_pkt_info *pkt)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (qp->type != IB_QPT_RC || !req->wqes || req->error ||
+	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
+		return false;
+	return sroce_psn_diff(pkt->psn, req->comp_psn) >= 0 &&
+	       sroce_psn_before(pkt->psn, req->max_psn);
+}
+
+/*
+ * After an ACK the requester may be behind what is acknowledged (a late
+ * ACK for packets sent before a rewind): move it to comp_psn.
+ */
+static void sroce_comp_sync_req(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (req->error)
+		return;
+	if ((s32)(req->send_idx - qp->sq.kidx) < 0 ||
+	    sroce_psn_before(req->psn, req->comp_psn))
+		sroce_req_rewind(qp);
+}
+
+/**
+ * sroce_comp_rcv() - process a response packet (ACK, NAK, READ response,
+ *	atomic ACK) for the QP's requests
+ * @qp: the QP the packet is addressed to
+ * @skb: the packet (SROCE_PKT(skb) filled by the RX path); consumed
+ *
+ * Duplicates and ghosts are dropped; WQEs the response completes get
+ * their CQEs in order; NAKs retry or fail the QP.  IBTA 9.7.5.1, 9.7.5.2.
+ * The QP reference the packet holds is the caller's to drop.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+
+	sroce_dp_assert_run(qp);
+	if (!sroce_comp_accept(qp, pkt)) {
+		kfree_skb(skb);
+		return;
+	}
+	switch (pkt->opcode) {
+	case IB_OPCODE_RC_ACKNOWLEDGE:
+		sroce_comp_handle_ack(qp, pkt);
+		break;
+	case IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST:
+	case IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE:
+	case IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST:
+	case IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY:
+		sroce_comp_read_resp(qp, skb);
+		break;
+	case IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE:
+		sroce_comp_atomic_ack(qp, pkt);
+		break;
+	default:
+		break;
+	}
+	sroce_comp_sync_req(qp);
+	consume_skb(skb);
+}
+
+/*
+ * Local ACK timeout (9.7.6.1.3): nothing arrived for a whole timeout
+ * since the last progress.  A timer that fires early re-arms itself for
+ * the rest of the time.
+ */
+static void sroce_comp_timeout(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	unsigned long deadline;
+
+	if (req->comp_psn == req->max_psn || req->rnr_wait || req->error ||
+	    !req->timeout_jiffies || qp->type != IB_QPT_RC ||
+	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
+		return;
+	deadline = req->last_progress + req->timeout_jiffies;
+	if (time_before(jiffies, deadline)) {
+		sroce_req_arm_timer(qp, &req->retrans_timer, deadline);
+		return;
+	}
+	sroce_comp_retry(qp, true);
+	if (!req->error)
+		sroce_req_arm_timer(qp, &req->retrans_timer,
+				    jiffies + req->timeout_jiffies);
+}
+
+/**
+ * sroce_comp_timers() - act on the timers that fired since the last run
+ * @qp: queue pair
+ *
+ * RNR timer: resend from the NAK'd PSN.  Retransmit timer: retry (or fail
+ * with IB_WC_RETRY_EXC_ERR) when no progress was seen for a whole timeout.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_timers(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_dp_assert_run(qp);
+	if (test_and_clear_bit(SROCE_REQ_F_RNR, &req->flags) &&
+	    req->rnr_wait) {
+		req->rnr_wait = false;
+		req->last_progress = jiffies;
+		if (!req->error)
+			sroce_req_rewind(qp);
+	}
+	if (test_and_clear_bit(SROCE_REQ_F_TIMEOUT, &req->flags))
+		sroce_comp_timeout(qp);
+}
+
+/**
+ * sroce_comp_arm_retrans() - make sure the retransmit timer runs
+ * @qp: RC queue pair with packets outstanding
+ *
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_arm_retrans(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (req->timeout_jiffies && !timer_pending(&req->retrans_timer))
+		sroce_req_arm_timer(qp, &req->retrans_timer,
+				    jiffies + req->timeout_jiffies);
+}
+
+/* Forget the send side's work in progress before flushing. */
+static void sroce_comp_drop_inflight(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_req_release_cursors(req);
+	req->rd_outstanding = 0;
+	req->rnr_wait = false;
+	req->retrying = false;
+}
+
+/**
+ * sroce_comp_flush() - complete every posted send WQE in error, in order
+ * @qp: queue pair in ERR (or whose send side failed)
+ * @budget: most CQEs to post in this call
+ *
+ * A WQE that failed gets its own status, the others IB_WC_WR_FLUSH_ERR
+ * (IBTA 10.3.1.7, 11.4.2.2), including WQEs posted after the QP entered
+ * ERR; CQEs are posted regardless of IB_SEND_SIGNALED, and the SQ consumer
+ * index advances past each.
+ * Context: data path run (owns the QP's RUNNING bit).
+ * Return: true when @budget ran out before the SQ was empty.
+ */
+bool sroce_comp_flush(struct sroce_qp *qp, int budget)
+{
+	struct sroce_req *req = &qp->dp.req;
+	enum ib_wc_status status;
+	struct sroce_req_wqe *w;
+	int n = 0;
+
+	sroce_dp_assert_run(qp);
+	if (!req->wqes)
+		return false;
+	sroce_comp_drop_inflight(qp);
+	for (; n < budget; n++) {
+		if (qp->sq.kidx == req->fetch_idx &&
+		    sroce_req_fetch_one(qp, true) <= 0)
+			break;
+		w = sroce_req_wqe(req, qp->sq.kidx);
+		status = IB_WC_WR_FLUSH_ERR;
+		if (w->state == SROCE_WQE_ERROR)
+			status = w->status;
+		else if (w->state == SROCE_WQE_DONE)
+			status = IB_WC_SUCCESS;
+		w->rd_slot = false;
+		sroce_comp_post_cqe(qp, w, status);
+		sroce_queue_consume(&qp->sq, 1);
+	}
+	req->send_idx = qp->sq.kidx;
+	req->issued_idx = qp->sq.kidx;
+	return n >= budget;
+}
+
+static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit)
+{
+	if (!test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
+		set_bit(bit, &qp->dp.req.flags);
+		sroce_qp_schedule(qp);
+	}
+	sroce_qp_put(qp);
+}
+
+/**
+ * sroce_comp_retrans_timer_fn() - retransmit timer callback
+ * @t: qp->dp.req.retrans_timer
+ *
+ * Flags the timeout for the next run and schedules it; drops the QP
+ * reference the armed timer held.
+ * Context: timer (softirq).
+ */
+void sroce_comp_retrans_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, dp.req.retrans_timer);
+
+	sroce_comp_timer_fired(qp, SROCE_REQ_F_TIMEOUT);
+}
+
+/**
+ * sroce_comp_rnr_timer_fn() - RNR NAK timer callback
+ * @t: qp->dp.req.rnr_timer
+ *
+ * Flags the end of the RNR wait for the next run and schedules it; drops
+ * the QP reference the armed timer held.
+ * Context: timer (softirq).
+ */
+void sroce_comp_rnr_timer_fn(struct timer_list *t)
+{
+	struct sroce_qp *qp = from_timer(qp, t, dp.req.rnr_timer);
+
+	sroce_comp_timer_fired(qp, SROCE_REQ_F_RNR);
+}

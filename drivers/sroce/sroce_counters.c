@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device counters exported through `rdma statistic`
+ * (the core's hw_stats interface).
+ *
+ * The data path counts into dev->counters[] with sroce_counter_inc(); the
+ * core reads them through get_hw_stats when a user asks, at most once per
+ * RDMA_HW_STATS_DEFAULT_LIFESPAN.  Names follow rxe's where the meaning is
+ * the same, so tools that know rxe's counters read ours.
+ */
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[] = {
+	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
+	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
+	[SROCE_CNT_DUP_REQ].name		= "duplicate_request",
+	[SROCE_CNT_OUT_OF_SEQ_REQ].name		= "out_of_seq_request",
+	[SROCE_CNT_RCV_RNR_ERR].name		= "rcvd_rnr_err",
+	[SROCE_CNT_SND_RNR].name		= "send_rnr_err",
+	[SROCE_CNT_RCV_SEQ_ERR].name		= "rcvd_seq_err",
+	[SROCE_CNT_COMPLETER_RETRY_ERR].name	= "completer_retry_err",
+	[SROCE_CNT_RETRANSMITS].name		= "retransmits",
+	[SROCE_CNT_RNR_RETRY_ERR].name		= "rnr_retry_err",
+	[SROCE_CNT_LOCAL_ACCESS_ERR].name	= "local_access_err",
+	[SROCE_CNT_REMOTE_ACCESS_ERR].name	= "rem_access_err",
+	[SROCE_CNT_REMOTE_INVALID_REQ].name	= "rem_invalid_req",
+	[SROCE_CNT_RX_DROP_MALFORMED].name	= "rx_drop_malformed",
+	[SROCE_CNT_RX_DROP_ICRC].name		= "rx_drop_icrc",
+	[SROCE_CNT_RX_DROP_OPCODE].name		= "rx_drop_opcode",
+	[SROCE_CNT_RX_DROP_NO_QP].name		= "rx_drop_no_qp",
+	[SROCE_CNT_RX_DROP_PKEY].name		= "rx_drop_pkey",
+	[SROCE_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
+	[SROCE_CNT_RX_DROP_STATE].name		= "rx_drop_state",
+	[SROCE_CNT_TX_BACKPRESSURE].name	= "tx_backpressure",
+	[SROCE_CNT_ECN_MARKED_PKTS].name	= "ecn_marked_pkts",
+	[SROCE_CNT_CNP_SENT].name		= "cnp_sent",
+	[SROCE_CNT_CNP_RCVD].name		= "cnp_rcvd",
+	[SROCE_CNT_RATE_REDUCTIONS].name	= "rate_reductions",
+};
+
+/**
+ * sroce_alloc_hw_port_stats() - describe the port counters to the core
+ *	(ib_device_ops.alloc_hw_port_stats)
+ * @ibdev: device
+ * @port_num: port (always 1)
+ *
+ * Context: process.
+ * Return: a stats structure the core owns and frees, or NULL on -ENOMEM.
+ */
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(sroce_counter_descs) != SROCE_NUM_COUNTERS);
+
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  ARRAY_SIZE(sroce_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/**
+ * sroce_get_hw_stats() - read the counters into @stats
+ *	(ib_device_ops.get_hw_stats)
+ * @ibdev: device
+ * @stats: structure from sroce_alloc_hw_port_stats()
+ * @port: port (1); 0 would ask for device counters, which we do not have
+ * @index: the counter the user asked for; we refresh all of them
+ *
+ * Context: process; the counters are atomics, read without a lock.
+ * Return: the number of counters refreshed, or -EINVAL.
+ */
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibdev);
+	unsigned int i;
+
+	if (!stats || port != SROCE_PORT_NUM ||
+	    stats->num_counters < SROCE_NUM_COUNTERS)
+		return -EINVAL;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = atomic64_read(&dev->counters[i]);
+
+	return SROCE_NUM_COUNTERS;
+}

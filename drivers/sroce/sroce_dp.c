@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path of one QP: its single work item, which runs everything the QP
+ * does on the wire, serialized:
+ *
+ *   1. take the state and attributes modify_qp left (under state_lock)
+ *   2. received packets, within a budget: requests to the responder,
+ *      responses to the completer, CNPs dropped (counted)
+ *   3. what the completer's timers decided (retransmit, RNR wait over)
+ *   4. the requester: new and retransmitted request packets, within a
+ *      budget
+ *   5. the responder's pending replies (sroce_resp_run())
+ *   6. in ERR: flush the SQ and (sroce_resp_flush()) the RQ
+ *
+ * A run that used up a budget requeues the work instead of looping, so one
+ * busy QP does not starve others sharing the worker.
+ *
+ * Serialization: a run owns the QP's RUNNING bit (struct sroce_dp).  The
+ * work item is the runner of last resort; sroce_rcv() (RX softirq) and
+ * sroce_dp_doorbell() (post_send) run the data path inline with a small
+ * budget, as rdma_rxe does: a ping-pong then needs no worker wake-up, and
+ * a busy QP still moves to the work.  Whoever finds RUNNING taken sets
+ * KICK and leaves; the owner checks KICK after giving RUNNING back and
+ * runs again (both sides order the bit operations with full barriers, so
+ * one of them always sees the other).  All requester, completer and
+ * responder state is touched only by the owner, so none of it needs a lock
+ * of its own.  A spinlock would not do: a run in process context must keep
+ * BH enabled, so that each packet it sends is delivered (veth: netif_rx()
+ * into this CPU's backlog) before the next one, or packets of a QP sent
+ * from two CPUs overtake each other and cost a go-back-N retransmission.
+ *
+ * No lost packet: the RX queue is drained by every run until it is empty
+ * or the budget is spent (then the run requeues the work), so a packet
+ * that finds the queue non-empty will be seen by a run that is pending or
+ * in progress; one that finds it empty kicks a run itself.
+ *
+ * References: sroce_qp_schedule() takes a QP reference for the queued work,
+ * which the work function drops; a received packet holds the reference its
+ * lookup took until the run is done with it; each armed timer holds one.
+ */
+
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+
+#include "sroce.h"
+
+/* Packets per run in each direction (and CQEs per flush). */
+#define SROCE_DP_BUDGET		128
+/* Runs inline in softirq or post_send do less, then leave it to the work. */
+#define SROCE_DP_RX_INLINE_BUDGET	32
+#define SROCE_DP_TX_INLINE_BUDGET	64
+/* Runs one caller may do for kicks before it hands over to the work. */
+#define SROCE_DP_KICK_ROUNDS	2
+
+static bool sroce_dp_run(struct sroce_qp *qp, int budget);
+
+/*
+ * Run the data path of @qp in the caller's context, or, when a run is in
+ * progress elsewhere, leave a kick that makes it run once more.  Hands
+ * over to the work when a budget ran out or kicks keep coming.  The caller
+ * holds a QP reference that outlives the call.
+ * Context: not hard IRQ, IRQs enabled; does not sleep.
+ */
+static void sroce_dp_kick(struct sroce_qp *qp, int budget)
+{
+	unsigned long *flags = &qp->dp.flags;
+	int rounds = 0;
+	bool more;
+
+	set_bit(SROCE_DP_KICK, flags);
+	smp_mb__after_atomic();	/* KICK before reading RUNNING */
+	while (!test_and_set_bit_lock(SROCE_DP_RUNNING, flags)) {
+		clear_bit(SROCE_DP_KICK, flags);
+		smp_mb__after_atomic();	/* kicks from now on are seen below */
+		more = sroce_dp_run(qp, budget);
+		clear_bit_unlock(SROCE_DP_RUNNING, flags);
+		smp_mb__after_atomic();	/* RUNNING clear before reading KICK */
+		if (!more && !test_bit(SROCE_DP_KICK, flags))
+			return;
+		if (more || ++rounds >= SROCE_DP_KICK_ROUNDS) {
+			sroce_qp_schedule(qp);
+			return;
+		}
+	}
+	/* the owner sees KICK after it clears RUNNING, and runs again */
+}
+
+/**
+ * sroce_rcv() - hand a validated received packet to the data path
+ * @skb: packet; SROCE_PKT(skb) is filled and its ->qp holds a reference
+ *
+ * Queues the packet on its QP.  When the queue was empty, runs the data
+ * path inline, or kicks the run in progress (a non-empty queue means a run
+ * is due or in progress, and a run only stops early after requeueing
+ * itself).  The packet keeps its QP reference until
+ * the run is done with it.
+ * Context: softirq (or process context with IRQs enabled).
+ */
+void sroce_rcv(struct sk_buff *skb)
+{
+	struct sroce_qp *qp = SROCE_PKT(skb)->qp;
+	struct sk_buff_head *q = &qp->rx_queue;
+	unsigned long flags;
+	bool was_empty;
+
+	spin_lock_irqsave(&q->lock, flags);
+	was_empty = skb_queue_empty(q);
+	__skb_queue_tail(q, skb);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!was_empty)
+		return;
+	/* the run drops the packet's reference: keep the QP alive across it */
+	sroce_qp_get(qp);
+	sroce_dp_kick(qp, SROCE_DP_RX_INLINE_BUDGET);
+	sroce_qp_put(qp);
+}
+
+/* Free every queued packet and the QP reference each one held. */
+static void sroce_dp_purge_rx(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&qp->rx_queue))) {
+		kfree_skb(skb);
+		sroce_qp_put(qp);
+	}
+}
+
+/*
+ * Hand up to @budget received packets to the responder or the completer.
+ * Return: true when packets are left.
+ */
+static bool sroce_dp_rx(struct sroce_qp *qp, int budget)
+{
+	struct sroce_pkt_info *pkt;
+	struct sk_buff *skb;
+	int n;
+
+	for (n = 0; n < budget; n++) {
+		skb = skb_dequeue(&qp->rx_queue);
+		if (!skb)
+			return false;
+		pkt = SROCE_PKT(skb);
+		if (pkt->mask & SROCE_MASK_CNP) {
+			/* congestion control will react here (DCQCN RP) */
+			sroce_counter_inc(qp->dev, SROCE_CNT_CNP_RCVD);
+			consume_skb(skb);
+		} else if (pkt->mask & SROCE_MASK_REQ) {
+			sroce_resp_rcv(qp, skb);
+		} else if (pkt->mask & SROCE_MASK_ACK) {
+			sroce_comp_rcv(qp, skb);
+		} else {
+			kfree_skb(skb);
+		}
+		/* the reference the packet's QP lookup took */
+		sroce_qp_put(qp);
+	}
+	return !skb_queue_empty(&qp->rx_queue);
+}
+
+/*
+ * Take what modify_qp left: the state always, the attributes and the
+ * pending RESET / sq_psn when it flagged a change.  Both are read under
+ * state_lock, in which modify_qp changes them together.
+ */
+static void sroce_dp_sync(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	bool reset = false, new_psn = false;
+	unsigned long flags;
+	u32 psn = 0;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	req->state = qp->state;
+	if (test_and_clear_bit(SROCE_REQ_F_MODIFIED, &req->flags)) {
+		sroce_req_copy_attrs(qp);
+		reset = req->pend_reset;
+		new_psn = req->pend_psn;
+		psn = req->pend_sq_psn;
+		req->pend_reset = false;
+		req->pend_psn = false;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (reset)
+		sroce_req_reset(qp);
+	if (new_psn)
+		sroce_req_set_psn(qp, psn);
+	if (req->state != IB_QPS_SQD)
+		req->drained_event = false;
+}
+
+static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
+{
+	const struct sroce_req *req = &qp->dp.req;
+
+	return req->error || req->state == IB_QPS_ERR ||
+	       req->state == IB_QPS_SQE;
+}
+
+/*
+ * One run of the data path (see the file comment).  Return: true when a
+ * budget ran out and another run should follow.
+ */
+static bool sroce_dp_run(struct sroce_qp *qp, int budget)
+{
+	bool more;
+
+	sroce_dp_assert_run(qp);
+	if (test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
+		sroce_dp_purge_rx(qp);
+		return false;
+	}
+	sroce_dp_sync(qp);
+	more = sroce_dp_rx(qp, budget);
+	sroce_comp_timers(qp);
+	more |= sroce_req_run(qp, budget);
+	sroce_comp_check_drained(qp);
+	more |= sroce_resp_run(qp);
+	if (sroce_dp_sq_in_error(qp))
+		more |= sroce_comp_flush(qp, budget);
+	/* the QP may have entered ERR during this run (sroce_qp_error()) */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_resp_flush(qp);
+	return more;
+}
+
+/**
+ * sroce_qp_work() - the QP's data path work item
+ * @work: qp->work
+ *
+ * Runs the data path with a budget (or kicks the run in progress),
+ * requeues itself when the budget ran out, and drops the QP reference
+ * sroce_qp_schedule() took.
+ * Context: process (workqueue).
+ */
+void sroce_qp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+
+	sroce_dp_kick(qp, SROCE_DP_BUDGET);
+	sroce_qp_put(qp);
+}
+
+/**
+ * sroce_dp_doorbell() - new send WQEs were posted
+ * @qp: queue pair (the caller holds a reference, e.g. the core's)
+ *
+ * Runs the data path inline, with a small budget, when no run is in
+ * progress: the first packets leave from the caller's context without
+ * waking a worker.  Otherwise it kicks the run in progress; when more is
+ * left, the QP's work continues.
+ * Context: any; inline unless in hard IRQ context or with IRQs disabled
+ * (then the work is scheduled).
+ */
+void sroce_dp_doorbell(struct sroce_qp *qp)
+{
+	if (in_hardirq() || irqs_disabled()) {
+		sroce_qp_schedule(qp);
+		return;
+	}
+	sroce_dp_kick(qp, SROCE_DP_TX_INLINE_BUDGET);
+}
+
+/**
+ * sroce_dp_init() - set up the data path of a new QP
+ * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
+ *	published
+ *
+ * Initialises qp->work, qp->rx_queue, the run lock, the send side (timers,
+ * SQ shadow array) and the responder (sroce_resp_init()).  On failure
+ * nothing needs undoing.
+ * Context: process (GFP_KERNEL).
+ * Return: 0, -EINVAL (unexpected SQ ring shape) or -ENOMEM.
+ */
+int sroce_dp_init(struct sroce_qp *qp)
+{
+	int err;
+
+	qp->dp.flags = 0;
+	skb_queue_head_init(&qp->rx_queue);
+	INIT_WORK(&qp->work, sroce_qp_work);
+	err = sroce_req_init(qp);
+	if (err)
+		return err;
+	sroce_resp_init(qp);
+	return 0;
+}
+
+/**
+ * sroce_dp_modify() - tell the data path about a modify_qp
+ * @qp: queue pair; qp->attr and qp->state already hold the new values
+ * @mask: IB_QP_* attributes that changed
+ * @old_state: state before the change
+ *
+ * Leaves the news for the next run: a move to RESET (discard posted WQEs,
+ * clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
+ * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...).
+ * SQD stops new WQEs from starting; ERR flushes.  Calls
+ * sroce_resp_modify() with the same arguments, then schedules the work.
+ * Context: qp->state_lock held.
+ */
+void sroce_dp_modify(struct sroce_qp *qp, int mask,
+		     enum ib_qp_state old_state)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	lockdep_assert_held(&qp->state_lock);
+	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
+		req->pend_reset = true;
+		req->pend_psn = false;
+	}
+	if (mask & IB_QP_SQ_PSN) {
+		req->pend_psn = true;
+		req->pend_sq_psn = qp->attr.sq_psn;
+	}
+	set_bit(SROCE_REQ_F_MODIFIED, &req->flags);
+	sroce_resp_modify(qp, mask, old_state);
+	sroce_qp_schedule(qp);
+}
+
+static void sroce_dp_cancel_work(struct sroce_qp *qp)
+{
+	/* a queued (not yet running) work holds a reference */
+	if (cancel_work_sync(&qp->work))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_dp_stop() - stop the data path of a QP being destroyed
+ * @qp: queue pair, already unpublished (no new lookups find it)
+ *
+ * Waits for a run in progress, cancels the work and the timers (dropping
+ * the references they held), frees the queued packets (and their
+ * references), stops the responder (sroce_resp_stop()) and frees the send
+ * side.  A packet that was being looked up when the QP was unpublished
+ * may still be queued later: the run it schedules only frees it.
+ * Context: process, may sleep.
+ */
+void sroce_dp_stop(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	set_bit(SROCE_REQ_F_STOPPED, &req->flags);
+	/* a run in progress finishes; later runs and timers see STOPPED */
+	while (test_and_set_bit_lock(SROCE_DP_RUNNING, &qp->dp.flags))
+		usleep_range(20, 100);
+	clear_bit_unlock(SROCE_DP_RUNNING, &qp->dp.flags);
+	sroce_dp_cancel_work(qp);
+	if (del_timer_sync(&req->retrans_timer))
+		sroce_qp_put(qp);
+	if (del_timer_sync(&req->rnr_timer))
+		sroce_qp_put(qp);
+	if (hrtimer_cancel(&req->tx_timer))
+		sroce_qp_put(qp);
+	/* a timer that fired before it saw STOPPED may have queued the work */
+	sroce_dp_cancel_work(qp);
+	sroce_dp_purge_rx(qp);
+	sroce_resp_stop(qp);
+	sroce_req_cleanup(qp);
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module init/exit, `rdma link add/delete` (rdma_link_ops),
+ * the netdev notifier, device allocation/registration, port state, and the
+ * ib_device_ops table.
+ *
+ * Device lifetime: newlink allocates a struct sroce_dev, binds it to an
+ * Ethernet netdev (dev_hold), attaches it to the netns' UDP sockets and
+ * registers it.  Unregistration (rdma link delete, netdev removal, rmmod)
+ * goes through the core, which destroys every object, user or kernel,
+ * through the destroy verbs (user contexts are disassociated), then calls
+ * dealloc_driver, which undoes newlink.
+ *
+ * Locking: sroce_dev_mutex protects sroce_dev_list.  Lock order: RTNL (held
+ * by the netdev notifier) before sroce_dev_mutex; nothing under
+ * sroce_dev_mutex takes RTNL, registers or unregisters a device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/if_arp.h>
+#include <linux/random.h>
+#include <net/addrconf.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+
+MODULE_AUTHOR("sroce developers");
+MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");
+
+struct workqueue_struct *sroce_wq;
+
+static LIST_HEAD(sroce_dev_list);
+static DEFINE_MUTEX(sroce_dev_mutex);
+
+/**
+ * sroce_mtu_from_netdev() - largest IB MTU whose packets fit a netdev MTU
+ * @ndev_mtu: netdev MTU in bytes (IP packet size)
+ *
+ * Subtracts the RoCEv2 overhead of a full packet (SROCE_MAX_PKT_OVERHEAD:
+ * IPv6, UDP, BTH, RETH, ImmDt, ICRC) and rounds down to an IB MTU; never
+ * below IB_MTU_256 (IBTA 9.4.6.1).  1500 gives IB_MTU_1024, 9000 gives
+ * IB_MTU_4096, as for rxe.
+ * Context: any.
+ * Return: IB_MTU_256 .. IB_MTU_4096.
+ */
+enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	int room = (int)min(ndev_mtu, 65536U) - SROCE_MAX_PKT_OVERHEAD;
+
+	if (room >= 4096)
+		return IB_MTU_4096;
+	if (room >= 2048)
+		return IB_MTU_2048;
+	if (room >= 1024)
+		return IB_MTU_1024;
+	if (room >= 512)
+		return IB_MTU_512;
+	return IB_MTU_256;
+}
+
+static enum ib_port_state sroce_netdev_port_state(struct net_device *ndev)
+{
+	return netif_running(ndev) && netif_carrier_ok(ndev) ?
+	       IB_PORT_ACTIVE : IB_PORT_DOWN;
+}
+
+static struct sroce_dev *sroce_dev_find(struct net_device *ndev)
+{
+	struct sroce_dev *dev;
+
+	lockdep_assert_held(&sroce_dev_mutex);
+
+	list_for_each_entry(dev, &sroce_dev_list, list)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+/* Queue unregistration of a registered device; no-op when it is not. */
+static void sroce_dev_unregister_queued(struct sroce_dev *dev)
+{
+	if (!ib_device_try_get(&dev->ib_dev))
+		return;
+	ib_unregister_device_queued(&dev->ib_dev);
+	ib_device_put(&dev->ib_dev);
+}
+
+static void sroce_port_event(struct sroce_dev *dev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &dev->ib_dev,
+		.element.port_num = SROCE_PORT_NUM,
+		.event = type,
+	};
+
+	/* Only a registered device has event handlers to tell. */
+	if (!ib_device_try_get(&dev->ib_dev))
+		return;
+	ib_dispatch_event(&ev);
+	ib_device_put(&dev->ib_dev);
+}
+
+/* Port state follows the netdev's operational state (carrier). */
+static void sroce_update_port_state(struct sroce_dev *dev)
+{
+	enum ib_port_state state = sroce_netdev_port_state(dev->ndev);
+
+	lockdep_assert_held(&sroce_dev_mutex);
+
+	if (state == dev->port_state)
+		return;
+	WRITE_ONCE(dev->port_state, state);
+	ibdev_info(&dev->ib_dev, "port %s\n",
+		   state == IB_PORT_ACTIVE ? "active" : "down");
+	sroce_port_event(dev, state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+							IB_EVENT_PORT_ERR);
+}
+
+static void sroce_update_mtu(struct sroce_dev *dev)
+{
+	enum ib_mtu mtu = sroce_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
+
+	lockdep_assert_held(&sroce_dev_mutex);
+
+	if (mtu == dev->mtu_cap)
+		return;
+	WRITE_ONCE(dev->mtu_cap, mtu);
+	ibdev_info(&dev->ib_dev, "netdev MTU %u, IB MTU %d\n",
+		   dev->ndev->mtu, ib_mtu_enum_to_int(mtu));
+}
+
+static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *arg)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
+	struct sroce_dev *dev;
+
+	mutex_lock(&sroce_dev_mutex);
+	dev = sroce_dev_find(ndev);
+	if (!dev)
+		goto out;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		sroce_dev_unregister_queued(dev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		sroce_update_port_state(dev);
+		break;
+	case NETDEV_CHANGEMTU:
+		sroce_update_mtu(dev);
+		break;
+	default:
+		break;
+	}
+out:
+	mutex_unlock(&sroce_dev_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sroce_netdev_nb = {
+	.notifier_call = sroce_netdev_event,
+};
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *dev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ib_dev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(dev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&dev_attr_parent.attr,
+	NULL
+};
+
+static const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};
+
+static int sroce_enable_driver(struct ib_device *ibdev)
+{
+	ibdev_info(ibdev, "attached to %s\n",
+		   netdev_name(to_sroce_dev(ibdev)->ndev));
+	return 0;
+}
+
+/* Undo sroce_dev_init(). */
+static void sroce_dev_release_fields(struct sroce_dev *dev)
+{
+	WARN_ON_ONCE(!xa_empty(&dev->qp_xa));
+	WARN_ON_ONCE(!xa_empty(&dev->mr_xa));
+	WARN_ON_ONCE(!xa_empty(&dev->ah_xa));
+	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->mr_xa);
+	xa_destroy(&dev->ah_xa);
+	dev_put(dev->ndev);
+}
+
+/*
+ * ib_device_ops.dealloc_driver: the core destroyed every object and will
+ * free the device; undo newlink.  Also called by ib_dealloc_device() when
+ * registration failed.
+ */
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibdev);
+
+	mutex_lock(&sroce_dev_mutex);
+	list_del_init(&dev->list);
+	mutex_unlock(&sroce_dev_mutex);
+
+	sroce_net_detach(dev);
+	ibdev_info(ibdev, "detached from %s\n", netdev_name(dev->ndev));
+	sroce_dev_release_fields(dev);
+}
+
+/* One alphabetical table; object sizes last. */
+const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = SROCE_ABI_VERSION,
+
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_user_ah = sroce_create_ah,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.device_group = &sroce_dev_attr_group,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.enable_driver = sroce_enable_driver,
+	.get_dma_mr = sroce_get_dma_mr,
+	.get_hw_stats = sroce_get_hw_stats,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.query_ah = sroce_query_ah,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+/* Driver state and core device fields; the netdev is held from here on. */
+static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &dev->ib_dev;
+
+	dev->ndev = ndev;
+	dev_hold(ndev);
+	INIT_LIST_HEAD(&dev->list);
+	INIT_LIST_HEAD(&dev->net_list);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	atomic_set(&dev->mr_key_gen, get_random_u32());
+	dev->port_state = IB_PORT_DOWN;
+	dev->mtu_cap = IB_MTU_256;
+
+	strscpy(ibdev->node_desc, SROCE_DRV_NAME, sizeof(ibdev->node_desc));
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+}
+
+/* Make @dev the device of @ndev, unless @ndev has one already. */
+static int sroce_dev_list_add(struct sroce_dev *dev)
+{
+	int err = 0;
+
+	mutex_lock(&sroce_dev_mutex);
+	if (sroce_dev_find(dev->ndev)) {
+		err = -EEXIST;
+	} else {
+		list_add_tail(&dev->list, &sroce_dev_list);
+		dev->port_state = sroce_netdev_port_state(dev->ndev);
+		dev->mtu_cap = sroce_mtu_from_netdev(READ_ONCE(dev->ndev->mtu));
+	}
+	mutex_unlock(&sroce_dev_mutex);
+	return err;
+}
+
+static void sroce_dev_list_del(struct sroce_dev *dev)
+{
+	mutex_lock(&sroce_dev_mutex);
+	list_del_init(&dev->list);
+	mutex_unlock(&sroce_dev_mutex);
+}
+
+/*
+ * The netdev may have started unregistering while we registered: its
+ * NETDEV_UNREGISTER event then found no registered device to remove.
+ */
+static void sroce_dev_recheck_netdev(struct sroce_dev *dev)
+{
+	mutex_lock(&sroce_dev_mutex);
+	if (READ_ONCE(dev->ndev->reg_state) != NETREG_REGISTERED)
+		sroce_dev_unregister_queued(dev);
+	mutex_unlock(&sroce_dev_mutex);
+}
+
+/* rdma_link_ops.newlink: `rdma link add NAME type sroce netdev NDEV`. */
+static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *dev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || (ndev->flags & IFF_LOOPBACK))
+		return -EINVAL;
+
+	dev = ib_alloc_device(sroce_dev, ib_dev);
+	if (!dev)
+		return -ENOMEM;
+	sroce_dev_init(dev, ndev);
+
+	err = sroce_dev_list_add(dev);
+	if (err)
+		goto err_free;
+	err = ib_device_set_netdev(&dev->ib_dev, ndev, SROCE_PORT_NUM);
+	if (err)
+		goto err_unlist;
+	err = sroce_net_attach(dev);
+	if (err)
+		goto err_unlist;
+
+	/* From here on, dealloc_driver undoes everything above. */
+	ib_set_device_ops(&dev->ib_dev, &sroce_dev_ops);
+	err = ib_register_device(&dev->ib_dev, ibdev_name, NULL);
+	if (err) {
+		ib_dealloc_device(&dev->ib_dev);
+		return err;
+	}
+	sroce_dev_recheck_netdev(dev);
+	return 0;
+
+err_unlist:
+	sroce_dev_list_del(dev);
+err_free:
+	sroce_dev_release_fields(dev);
+	ib_dealloc_device(&dev->ib_dev);
+	return err;
+}
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = SROCE_DRV_NAME,
+	.newlink = sroce_newlink,
+};
+
+/*
+ * Unregister our devices, one at a time, without holding sroce_dev_mutex
+ * (dealloc_driver takes it).  ib_unregister_device() waits for an
+ * unregistration already under way; either way dealloc_driver has taken the
+ * device off the list when it returns.  Never ib_unregister_driver():
+ * RDMA_DRIVER_UNKNOWN would match other drivers' devices too.
+ */
+static void sroce_unregister_all(void)
+{
+	struct sroce_dev *dev;
+
+	for (;;) {
+		mutex_lock(&sroce_dev_mutex);
+		dev = list_first_entry_or_null(&sroce_dev_list,
+					       struct sroce_dev, list);
+		if (dev)
+			get_device(&dev->ib_dev.dev);
+		mutex_unlock(&sroce_dev_mutex);
+		if (!dev)
+			break;
+
+		ib_unregister_device(&dev->ib_dev);
+
+		/* Not taken off: unregistration was impossible; do not spin. */
+		mutex_lock(&sroce_dev_mutex);
+		if (WARN_ON_ONCE(!list_empty(&dev->list)))
+			list_del_init(&dev->list);
+		mutex_unlock(&sroce_dev_mutex);
+		put_device(&dev->ib_dev.dev);
+	}
+}
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	sroce_wq = alloc_workqueue("sroce",
+				   WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!sroce_wq)
+		return -ENOMEM;
+
+	err = sroce_net_init();
+	if (err)
+		goto err_destroy_wq;
+	err = register_netdevice_notifier(&sroce_netdev_nb);
+	if (err)
+		goto err_net_exit;
+	rdma_link_register(&sroce_link_ops);
+
+	pr_info("loaded, ABI version %d\n", SROCE_ABI_VERSION);
+	return 0;
+
+err_net_exit:
+	sroce_net_exit();
+err_destroy_wq:
+	destroy_workqueue(sroce_wq);
+	return err;
+}
+
+static void __exit sroce_exit(void)
+{
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_unregister_all();
+	unregister_netdevice_notifier(&sroce_netdev_nb);
+	sroce_net_exit();
+	destroy_workqueue(sroce_wq);
+	pr_info("unloaded\n");
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);

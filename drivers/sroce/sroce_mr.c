@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory regions: keys, protection checks (IBTA 10.6) and
+ * copies between MRs and kernel buffers.
+ *
+ * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 .. 2^24-1)
+ * comes from a cyclic xarray allocation in dev->mr_xa, so a lookup is one
+ * xa_load(); the key byte comes from a per-device generation counter, so a
+ * stale key (of a deregistered MR whose index was reused) does not match
+ * the new MR.
+ *
+ * Lifetime: an MR carries a kref; lookups (RCU + kref_get_unless_zero())
+ * take a reference for the duration of an access.  Deregistration
+ * unpublishes the MR, marks it invalid, drops the base reference and waits
+ * for users to finish, then unpins the pages; the structure is freed after
+ * an RCU grace period because a lookup may still be reading it.
+ *
+ * User MRs keep an array of their pinned pages, built once at registration,
+ * so an iova translates to (page, offset) in O(1).  DMA MRs cover all kernel
+ * memory: with the core's virtual DMA ops, a kernel ULP's "DMA address" is a
+ * kernel virtual address.
+ */
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+#include "sroce_compat.h"
+
+#define SROCE_MR_KEY_SHIFT	8
+#define SROCE_MR_KEY_BYTE	0xffU
+#define SROCE_MR_MAX_INDEX	(U32_MAX >> SROCE_MR_KEY_SHIFT)
+
+/* Access flags an MR may carry; MW_BIND is accepted and has no effect. */
+#define SROCE_MR_ACCESS_MASK	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND | \
+				 IB_ZERO_BASED | \
+				 IB_ACCESS_HUGETLB | \
+				 IB_ACCESS_OPTIONAL)
+
+/* Flags that sroce_mr_check() compares. */
+#define SROCE_MR_CHECK_MASK	(IB_ACCESS_LOCAL_WRITE | \
+				 IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+static void sroce_mr_release(struct kref *ref)
+{
+	struct sroce_mr *mr = container_of(ref, struct sroce_mr, ref);
+
+	complete(&mr->done);
+}
+
+/**
+ * sroce_mr_put() - drop a reference taken by sroce_mr_lookup()
+ * @mr: region
+ *
+ * Context: any.
+ */
+void sroce_mr_put(struct sroce_mr *mr)
+{
+	kref_put(&mr->ref, sroce_mr_release);
+}
+
+/*
+ * IBTA 10.6.3.1 / C10-10: remote write and remote atomic access need local
+ * write access; on-demand paging is not offered.
+ */
+static int sroce_mr_check_access(int access)
+{
+	if (access & IB_ACCESS_ON_DEMAND)
+		return -EOPNOTSUPP;
+	if (access & ~SROCE_MR_ACCESS_MASK)
+		return -EINVAL;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}
+
+static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
+				 struct sroce_pd *pd, enum sroce_mr_type type,
+				 int access)
+{
+	mr->dev = dev;
+	mr->pd = pd;
+	mr->type = type;
+	mr->access = access;
+	kref_init(&mr->ref);
+	init_completion(&mr->done);
+	mr->ibmr.page_size = PAGE_SIZE;
+}
+
+/*
+ * Reserve an index and make the keys; the MR is not visible to lookups
+ * until sroce_mr_publish().
+ */
+static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	u32 idx, key;
+	int err;
+
+	err = xa_alloc_cyclic(&dev->mr_xa, &idx, NULL,
+			      XA_LIMIT(1, SROCE_MR_MAX_INDEX),
+			      &dev->next_mr_idx, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+
+	key = (idx << SROCE_MR_KEY_SHIFT) |
+	      ((u32)atomic_inc_return(&dev->mr_key_gen) & SROCE_MR_KEY_BYTE);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	return 0;
+}
+
+static void sroce_mr_free_key(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
+}
+
+/* Make a fully initialised MR visible to sroce_mr_lookup(). */
+static void sroce_mr_publish(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	WRITE_ONCE(mr->valid, true);
+	/* Cannot fail: the slot was reserved by sroce_mr_alloc_key(). */
+	xa_store(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT, mr,
+		 GFP_KERNEL);
+}
+
+/**
+ * sroce_mr_init_dma() - set up an MR covering all kernel memory
+ * @dev: device
+ * @mr: zeroed MR
+ * @pd: protection domain
+ * @access: IB_ACCESS_* flags
+ *
+ * Used by the core for a kernel PD's local_dma_lkey (and the rarely used
+ * unsafe global rkey).  On failure nothing is left to undo but kfree(@mr).
+ * Context: process.
+ * Return: 0, -EINVAL/-EOPNOTSUPP for bad @access, -ENOMEM.
+ */
+int sroce_mr_init_dma(struct sroce_dev *dev, struct sroce_mr *mr,
+		      struct sroce_pd *pd, int access)
+{
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return err;
+
+	sroce_mr_init_common(dev, mr, pd, SROCE_MR_DMA, access);
+	mr->iova = 0;
+	mr->length = U64_MAX;
+
+	err = sroce_mr_alloc_key(dev, mr);
+	if (err)
+		return err;
+	sroce_mr_publish(dev, mr);
+	return 0;
+}
+
+/* Collect the pinned pages once, in iova order. */
+static int sroce_mr_build_pages(struct sroce_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter piter;
+	unsigned long i = 0;
+
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &piter, 0) {
+		if (WARN_ON_ONCE(i >= mr->npages))
+			break;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (WARN_ON_ONCE(i != mr->npages)) {
+		kvfree(mr->pages);
+		mr->pages = NULL;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/**
+ * sroce_mr_init_user() - pin user memory and set up an MR over it
+ * @dev: device
+ * @mr: zeroed MR
+ * @pd: protection domain
+ * @start: user virtual address of the first byte
+ * @length: bytes (1 .. SROCE_MAX_MR_SIZE)
+ * @iova: address the first byte has in the MR (what keys and WQEs use)
+ * @access: IB_ACCESS_* flags
+ *
+ * Pins with ib_umem_get() (charged to RLIMIT_MEMLOCK).  On failure nothing
+ * is left to undo but kfree(@mr).
+ * Context: process, may sleep.
+ * Return: 0, -EINVAL (length, iova range, access), -EOPNOTSUPP (on-demand
+ * paging), -ENOMEM, or the error of ib_umem_get() (-EFAULT, -ENOMEM ...).
+ */
+int sroce_mr_init_user(struct sroce_dev *dev, struct sroce_mr *mr,
+		       struct sroce_pd *pd, u64 start, u64 length, u64 iova,
+		       int access)
+{
+	struct ib_umem *umem;
+	u64 end;
+	int err;
+
+	err = sroce_mr_check_access(access);
+	if (err)
+		return err;
+	if (!length || length > SROCE_MAX_MR_SIZE ||
+	    check_add_overflow(iova, length, &end) ||
+	    check_add_overflow(start, length, &end))
+		return -EINVAL;
+
+	umem = ib_umem_get(&dev->ib_dev, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+
+	sroce_mr_init_common(dev, mr, pd, SROCE_MR_USER, access);
+	mr->umem = umem;
+	mr->iova = iova;
+	mr->length = length;
+	mr->offset = ib_umem_offset(umem);
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+
+	err = sroce_mr_build_pages(mr);
+	if (err)
+		goto err_release;
+	err = sroce_mr_alloc_key(dev, mr);
+	if (err)
+		goto err_pages;
+
+	sroce_mr_publish(dev, mr);
+	return 0;
+
+err_pages:
+	kvfree(mr->pages);
+	mr->pages = NULL;
+err_release:
+	ib_umem_release(umem);
+	mr->umem = NULL;
+	return err;
+}
+
+/**
+ * sroce_mr_destroy() - deregister and free an MR
+ * @mr: an MR set up by sroce_mr_init_dma() or sroce_mr_init_user()
+ *
+ * Unpublishes the key, waits until no packet or WQE uses the MR any more,
+ * unpins its pages and frees it after an RCU grace period.
+ * Context: process, may sleep.
+ */
+void sroce_mr_destroy(struct sroce_mr *mr)
+{
+	sroce_mr_free_key(mr->dev, mr);
+	WRITE_ONCE(mr->valid, false);
+	sroce_mr_put(mr);
+	wait_for_completion(&mr->done);
+
+	kvfree(mr->pages);
+	mr->pages = NULL;
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	mr->umem = NULL;
+	sroce_kfree_rcu_sleepable(mr);
+}
+
+/**
+ * sroce_mr_lookup() - find a valid MR by lkey or rkey
+ * @dev: device
+ * @key: lkey or rkey (index in the upper 24 bits, a key byte below)
+ * @remote: @key is an rkey (compared with ibmr.rkey) rather than an lkey
+ *
+ * Context: any; RCU inside.
+ * Return: the MR with a reference held (drop it with sroce_mr_put()), or
+ * NULL when no valid MR has this key.
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
+	if (mr && ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
+		   !READ_ONCE(mr->valid) || !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * sroce_mr_check() - protection check of an access to an MR
+ * @mr: region
+ * @pd: PD of the QP doing the access
+ * @iova: first byte
+ * @len: bytes (0 is allowed and always in bounds)
+ * @access: IB_ACCESS_* flags the access needs (0 for local read)
+ *
+ * Checks validity, PD, access flags and bounds with overflow checks (IBTA
+ * 10.6.3, 9.7.5.1.2): no byte outside [mr->iova, mr->iova + mr->length).
+ * Context: any.
+ * Return: 0, -EINVAL (invalidated MR), -EACCES (PD or flags), -EFAULT
+ * (bounds).
+ */
+int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
+		   u64 iova, u64 len, int access)
+{
+	u64 end;
+
+	if (!READ_ONCE(mr->valid))
+		return -EINVAL;
+	if (mr->pd != pd)
+		return -EACCES;
+	access &= SROCE_MR_CHECK_MASK;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (!len)
+		return 0;
+	if (check_add_overflow(iova, len, &end))
+		return -EFAULT;
+	if (mr->type == SROCE_MR_DMA)
+		return 0;
+	if (iova < mr->iova || end > mr->iova + mr->length)
+		return -EFAULT;
+	return 0;
+}
+
+static void sroce_copy_dir(void *mem, void *buf, u32 len,
+			   enum sroce_copy_dir dir)
+{
+	if (dir == SROCE_TO_MR)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+}
+
+/**
+ * sroce_mr_copy() - copy between a checked MR range and a kernel buffer
+ * @mr: region; the range must have passed sroce_mr_check()
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: direction
+ *
+ * User MRs are copied page by page through kmap_local_page(); the page of
+ * @iova is found in O(1) from the page array.
+ * Context: any, including softirq.
+ */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	unsigned long idx;
+	u64 pos;
+	u32 off;
+
+	if (!len)
+		return;
+
+	if (mr->type == SROCE_MR_DMA) {
+		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
+		return;
+	}
+
+	pos = iova - mr->iova + mr->offset;
+	idx = pos >> PAGE_SHIFT;
+	off = offset_in_page(pos);
+	while (len) {
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		struct page *page;
+		void *va;
+
+		if (WARN_ON_ONCE(idx >= mr->npages))
+			return;
+		page = mr->pages[idx];
+		va = kmap_local_page(page);
+		sroce_copy_dir(va + off, buf, n, dir);
+		kunmap_local(va);
+		if (dir == SROCE_TO_MR)
+			flush_dcache_page(page);
+
+		buf += n;
+		len -= n;
+		idx++;
+		off = 0;
+	}
+}
+
+/**
+ * sroce_sge_cursor_init() - start a cursor at the first byte of an SGE list
+ * @cur: cursor
+ * @sge: the list (a kernel copy, never a user ring)
+ * @num_sge: entries in @sge
+ *
+ * Context: any.
+ */
+void sroce_sge_cursor_init(struct sroce_sge_cursor *cur,
+			   const struct sroce_sge *sge, u32 num_sge)
+{
+	cur->sge = sge;
+	cur->num_sge = num_sge;
+	cur->idx = 0;
+	cur->off = 0;
+	cur->mr = NULL;
+}
+
+/**
+ * sroce_sge_cursor_release() - drop the MR reference a cursor holds
+ * @cur: cursor; may be used again only after sroce_sge_cursor_init()
+ *
+ * Context: any.
+ */
+void sroce_sge_cursor_release(struct sroce_sge_cursor *cur)
+{
+	if (cur->mr) {
+		sroce_mr_put(cur->mr);
+		cur->mr = NULL;
+	}
+}
+
+static void sroce_sge_cursor_next(struct sroce_sge_cursor *cur)
+{
+	sroce_sge_cursor_release(cur);
+	cur->idx++;
+	cur->off = 0;
+}
+
+/**
+ * sroce_sge_copy() - copy @len bytes at a cursor, then advance it
+ * @dev: device (key lookups)
+ * @pd: PD of the QP
+ * @cur: cursor
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: SROCE_FROM_MR gathers (send), SROCE_TO_MR scatters (receive)
+ *
+ * Each SGE's lkey is looked up once (the cursor keeps the reference until
+ * it moves past the SGE); every chunk is checked for @pd, bounds and, for
+ * SROCE_TO_MR, IB_ACCESS_LOCAL_WRITE.
+ * Context: any.
+ * Return: 0, -EINVAL when the list is shorter than @len (IB_WC_LOC_LEN_ERR),
+ * -EACCES/-EFAULT on a protection failure (IB_WC_LOC_PROT_ERR).
+ */
+int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
+		   struct sroce_sge_cursor *cur, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+
+	while (len) {
+		const struct sroce_sge *sge;
+		u32 n;
+		int err;
+
+		if (cur->idx >= cur->num_sge)
+			return -EINVAL;
+		sge = &cur->sge[cur->idx];
+		if (cur->off >= sge->length) {
+			sroce_sge_cursor_next(cur);
+			continue;
+		}
+		if (!cur->mr) {
+			cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
+			if (!cur->mr)
+				return -EACCES;
+		}
+
+		n = min(len, sge->length - cur->off);
+		err = sroce_mr_check(cur->mr, pd, sge->addr + cur->off, n,
+				     access);
+		if (err)
+			return err == -EINVAL ? -EACCES : err;
+		sroce_mr_copy(cur->mr, sge->addr + cur->off, buf, n, dir);
+
+		buf += n;
+		len -= n;
+		cur->off += n;
+		if (cur->off == sge->length)
+			sroce_sge_cursor_next(cur);
+	}
+	return 0;
+}
+
+/**
+ * sroce_sge_total() - total bytes of an SGE list
+ * @sge: the list (a kernel copy)
+ * @num_sge: entries
+ * @total: the sum
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL when the sum exceeds SROCE_MAX_MSG_SIZE (2^31).
+ */
+int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++)
+		sum += sge[i].length;
+	if (sum > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	*total = sum;
+	return 0;
+}

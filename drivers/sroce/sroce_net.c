@@ -1,0 +1,911 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_net.c - RoCEv2 encapsulation (IBTA vol. 1 annex A17): UDP port
+ * 4791 sockets per network namespace, receive demultiplexing and
+ * validation, IP/UDP encapsulation and transmission.
+ *
+ * Sockets: each network namespace that holds the netdev of at least one
+ * sroce device gets one IPv4 and one IPv6 (v6only) UDP tunnel socket bound
+ * to port 4791.  They are created by the first sroce_net_attach() in that
+ * namespace and released by the last sroce_net_detach(), or by the
+ * namespace's exit if a device is still attached then (its netdev moved
+ * back to init_net and its unregistration is still queued).  rdma_rxe
+ * binds 4791 in init_net only, so sroce runs beside it in any other
+ * namespace; in init_net the bind fails with -EADDRINUSE.
+ *
+ * Locking: sroce_net_mutex serializes attach, detach and namespace exit
+ * and protects each struct sroce_net.  The receive path (softirq) finds
+ * the struct sroce_net through the socket's sk_user_data and walks its
+ * device list under RCU; detach waits for a grace period before the device
+ * or the struct may go away.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
+
+#include "sroce.h"
+#include "sroce_net.h"
+
+/**
+ * struct sroce_net - RoCEv2 sockets and devices of one network namespace
+ * @net: the namespace (valid while @dead is false)
+ * @sk4: IPv4 UDP 4791 socket, NULL once released
+ * @sk6: IPv6 UDP 4791 socket (v6only), NULL without IPv6 or once released
+ * @devs: attached devices (struct sroce_dev.net_list); RCU readers,
+ *	writers hold sroce_net_mutex
+ * @users: attached devices; the struct is freed when the last detaches
+ * @dead: the namespace exited; sockets released, @net must not be used
+ */
+struct sroce_net {
+	struct net *net;
+	struct socket *sk4;
+	struct socket *sk6;
+	struct list_head devs;
+	unsigned int users;
+	bool dead;
+};
+
+/* Per-namespace storage (net_generic): the namespace's struct, if any. */
+struct sroce_net_slot {
+	struct sroce_net *snet;
+};
+
+static unsigned int sroce_net_id __read_mostly;
+static DEFINE_MUTEX(sroce_net_mutex);
+
+/* TTL / hop limit when the address vector leaves it 0. */
+#define SROCE_DEFAULT_HOP_LIMIT	64
+
+/* Headroom for the IP and UDP headers sroce builds itself. */
+#define SROCE_ENCAP_MAX		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+static bool sroce_net_is_ipv4(const struct sk_buff *skb)
+{
+	return ip_hdr(skb)->version == 4;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct sroce_dev *sroce_net_dev_by_ndev(struct sroce_net *snet,
+					       const struct net_device *ndev)
+{
+	struct sroce_dev *dev;
+
+	list_for_each_entry_rcu(dev, &snet->devs, net_list)
+		if (dev->ndev == ndev)
+			return dev;
+	return NULL;
+}
+
+/* Does @dev's netdev own the packet's destination address? */
+static bool sroce_net_owns_daddr(struct sroce_dev *dev,
+				 const struct sk_buff *skb)
+{
+	struct net_device *ndev = dev->ndev;
+
+	if (sroce_net_is_ipv4(skb)) {
+		struct in_device *in_dev = __in_dev_get_rcu(ndev);
+		const struct in_ifaddr *ifa;
+
+		if (!in_dev)
+			return false;
+		in_dev_for_each_ifa_rcu(ifa, in_dev)
+			if (ifa->ifa_local == ip_hdr(skb)->daddr)
+				return true;
+		return false;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_chk_addr(dev_net(ndev), &ipv6_hdr(skb)->daddr, ndev, 1);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Find the device a received packet is for: the one bound to the netdev
+ * it arrived on, or to the real device below a VLAN, or (packets to a
+ * local address arrive on the loopback device) the one whose netdev owns
+ * the destination address.
+ * Context: softirq, under rcu_read_lock().
+ */
+static struct sroce_dev *sroce_net_find_dev(struct sroce_net *snet,
+					    const struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct sroce_dev *dev;
+
+	dev = sroce_net_dev_by_ndev(snet, ndev);
+	if (dev)
+		return dev;
+	if (is_vlan_dev(ndev)) {
+		dev = sroce_net_dev_by_ndev(snet, vlan_dev_real_dev(ndev));
+		if (dev)
+			return dev;
+	}
+	list_for_each_entry_rcu(dev, &snet->devs, net_list)
+		if (sroce_net_owns_daddr(dev, skb))
+			return dev;
+	return NULL;
+}
+
+/*
+ * Remove the UDP header after checking its length against the skb, and
+ * make the BTH and then the opcode's whole header linear.
+ * Return: the opcode's entry, NULL when the packet is malformed
+ * (@*drop says which counter).
+ */
+static const struct sroce_opcode_info *
+sroce_net_pull_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
+{
+	const struct sroce_opcode_info *info;
+	int udp_off = skb_transport_offset(skb);
+	unsigned int ulen;
+
+	*drop = SROCE_CNT_RX_DROP_MALFORMED;
+	if (udp_off < 0 ||
+	    !pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
+			   sizeof(struct sroce_bth)))
+		return NULL;
+	ulen = ntohs(udp_hdr(skb)->len);
+	if (ulen != skb->len - udp_off)
+		return NULL;
+	__skb_pull(skb, udp_off + sizeof(struct udphdr));
+
+	info = &sroce_opcode[((struct sroce_bth *)skb->data)->opcode];
+	if (!info->name) {
+		*drop = SROCE_CNT_RX_DROP_OPCODE;
+		return NULL;
+	}
+	if (!pskb_may_pull(skb, info->length))
+		return NULL;
+	return info;
+}
+
+/*
+ * Header checks (IBTA 9.2): TVer 0, headers + pad + ICRC fit, pad only in
+ * packets that carry a payload, and no payload in the others.
+ */
+static bool sroce_net_lengths_ok(const struct sk_buff *skb,
+				 const struct sroce_opcode_info *info)
+{
+	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
+	u32 min = info->length + sroce_bth_pad(bth) + SROCE_ICRC_SIZE;
+
+	if (bth->flags & SROCE_BTH_TVER_MASK)
+		return false;
+	if (skb->len < min)
+		return false;
+	if (info->mask & (SROCE_MASK_PAYLOAD | SROCE_MASK_CNP))
+		return true;
+	return skb->len == min && !sroce_bth_pad(bth);
+}
+
+static bool sroce_net_icrc_ok(struct sk_buff *skb,
+			      const struct sroce_pkt_info *pkt)
+{
+	__le32 buf;
+	const __le32 *icrc;
+
+	icrc = skb_header_pointer(skb, pkt->paylen - SROCE_ICRC_SIZE,
+				  sizeof(buf), &buf);
+	if (!icrc)
+		return false;
+	return le32_to_cpu(get_unaligned(icrc)) ==
+	       sroce_icrc_compute(skb, pkt);
+}
+
+/* RoCE ports have only the default P_Key: full 0xffff or limited 0x7fff. */
+static bool sroce_net_pkey_ok(const struct sroce_bth *bth)
+{
+	return (be16_to_cpu(bth->pkey) & 0x7fff) ==
+	       (SROCE_DEFAULT_PKEY & 0x7fff);
+}
+
+/* Does the opcode's transport match the QP type?  UD covers GSI. */
+static bool sroce_net_qpt_ok(const struct sroce_opcode_info *info,
+			     const struct sroce_qp *qp)
+{
+	if (info->mask & SROCE_MASK_CNP)
+		return true;
+	if (info->qpt == IB_QPT_UD)
+		return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+	return qp->type == info->qpt;
+}
+
+static u8 sroce_net_rx_ecn(const struct sk_buff *skb)
+{
+	if (sroce_net_is_ipv4(skb))
+		return ipv4_get_dsfield(ip_hdr(skb)) & INET_ECN_MASK;
+	return ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
+}
+
+/*
+ * Validate a packet for @dev and fill its metadata, taking a reference on
+ * the destination QP.  Return: 0, or -EINVAL with @*drop set to the
+ * counter of the reason.
+ */
+static int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
+			   enum sroce_counter *drop)
+{
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	const struct sroce_opcode_info *info;
+	const struct sroce_bth *bth;
+	struct sroce_qp *qp;
+	u32 qpn;
+
+	info = sroce_net_pull_hdrs(skb, drop);
+	if (!info)
+		return -EINVAL;
+	*drop = SROCE_CNT_RX_DROP_MALFORMED;
+	if (!sroce_net_lengths_ok(skb, info))
+		return -EINVAL;
+
+	bth = (const struct sroce_bth *)skb->data;
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->hdr = skb->data;
+	pkt->paylen = skb->len;
+	pkt->opcode = bth->opcode;
+	pkt->mask = info->mask;
+
+	*drop = SROCE_CNT_RX_DROP_ICRC;
+	if (!sroce_net_icrc_ok(skb, pkt))
+		return -EINVAL;
+	*drop = SROCE_CNT_RX_DROP_PKEY;
+	if (!sroce_net_pkey_ok(bth))
+		return -EINVAL;
+
+	*drop = SROCE_CNT_RX_DROP_NO_QP;
+	qpn = sroce_bth_qpn(bth);
+	qp = qpn ? sroce_qp_lookup(dev, qpn) : NULL;
+	if (!qp)
+		return -EINVAL;
+	*drop = SROCE_CNT_RX_DROP_OPCODE;
+	if (!sroce_net_qpt_ok(info, qp)) {
+		sroce_qp_put(qp);
+		return -EINVAL;
+	}
+
+	pkt->qp = qp;
+	pkt->psn = sroce_bth_psn(bth);
+	pkt->ecn = sroce_net_rx_ecn(skb);
+	pkt->port_num = 1;
+	pkt->network_type = sroce_net_is_ipv4(skb) ? RDMA_NETWORK_IPV4 :
+						     RDMA_NETWORK_IPV6;
+	return 0;
+}
+
+/*
+ * encap_rcv of the 4791 sockets: skb->data is at the UDP header, whose
+ * checksum (if not zero) the UDP layer verified.  Every packet is consumed.
+ * Context: softirq.
+ */
+static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	enum sroce_counter drop;
+	struct sroce_net *snet;
+	struct sroce_dev *dev;
+
+	rcu_read_lock();
+	snet = rcu_dereference_sk_user_data(sk);
+	dev = snet ? sroce_net_find_dev(snet, skb) : NULL;
+	if (!dev) {
+		kfree_skb(skb);
+		goto out;
+	}
+	if (sroce_net_check(dev, skb, &drop)) {
+		sroce_counter_inc(dev, drop);
+		kfree_skb(skb);
+		goto out;
+	}
+	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
+	sroce_rcv(skb);
+out:
+	rcu_read_unlock();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sockets per network namespace                                       */
+/* ------------------------------------------------------------------ */
+
+static struct socket *sroce_net_sock_create(struct sroce_net *snet,
+					    bool ipv6)
+{
+	struct udp_port_cfg ucfg = {
+		.local_udp_port = htons(SROCE_UDP_PORT),
+	};
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = snet,
+		.encap_type = 1,
+		.encap_rcv = sroce_udp_encap_rcv,
+	};
+	struct socket *sock;
+	int err;
+
+	/*
+	 * use_udp6_rx_checksums stays 0: accept the zero UDP checksum that
+	 * rdma_rxe (and sroce) send over IPv6 (RFC 6936 tunnel exception).
+	 */
+	if (ipv6) {
+		ucfg.family = AF_INET6;
+		ucfg.ipv6_v6only = 1;
+	} else {
+		ucfg.family = AF_INET;
+	}
+	err = udp_sock_create(snet->net, &ucfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(snet->net, sock, &tcfg);
+	return sock;
+}
+
+/* Waits for encap_rcv callers that still see @snet (synchronize_rcu). */
+static void sroce_net_sock_release(struct sroce_net *snet)
+{
+	lockdep_assert_held(&sroce_net_mutex);
+
+	if (snet->sk6)
+		udp_tunnel_sock_release(snet->sk6);
+	if (snet->sk4)
+		udp_tunnel_sock_release(snet->sk4);
+	snet->sk6 = NULL;
+	snet->sk4 = NULL;
+}
+
+static struct sroce_net *sroce_net_create(struct sroce_dev *dev,
+					  struct net *net)
+{
+	struct sroce_net *snet;
+	struct socket *sock;
+
+	lockdep_assert_held(&sroce_net_mutex);
+
+	snet = kzalloc(sizeof(*snet), GFP_KERNEL);
+	if (!snet)
+		return ERR_PTR(-ENOMEM);
+	snet->net = net;
+	INIT_LIST_HEAD(&snet->devs);
+
+	sock = sroce_net_sock_create(snet, false);
+	if (IS_ERR(sock))
+		goto err_free;
+	snet->sk4 = sock;
+
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sock = sroce_net_sock_create(snet, true);
+		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
+			goto err_release;
+		snet->sk6 = IS_ERR(sock) ? NULL : sock;
+	}
+	return snet;
+
+err_release:
+	sroce_net_sock_release(snet);
+err_free:
+	kfree(snet);
+	if (PTR_ERR(sock) == -EADDRINUSE)
+		netdev_err(dev->ndev,
+			   "sroce: UDP port %u is in use in this network namespace (rdma_rxe loaded?)\n",
+			   SROCE_UDP_PORT);
+	else
+		netdev_err(dev->ndev,
+			   "sroce: cannot create the UDP %u socket: %ld\n",
+			   SROCE_UDP_PORT, PTR_ERR(sock));
+	return ERR_CAST(sock);
+}
+
+/**
+ * sroce_net_attach() - start receiving for a device in its netdev's netns
+ * @dev: device with @dev->ndev set; not attached yet
+ *
+ * Creates the namespace's UDP 4791 sockets on first use, or joins them,
+ * and publishes @dev for receive demultiplexing.  Packets may reach the
+ * data path from this point on (QP lookups fail until QPs exist).
+ *
+ * Context: process; may sleep; takes sroce_net_mutex (not RTNL).
+ * Return: 0; -EADDRINUSE when port 4791 is taken in that namespace (e.g.
+ * rdma_rxe in init_net); -ENODEV when the namespace is being dismantled;
+ * -EBUSY when @dev is already attached; -ENOMEM or a socket error.
+ */
+int sroce_net_attach(struct sroce_dev *dev)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct sroce_net_slot *slot;
+	struct sroce_net *snet;
+	int err = 0;
+
+	mutex_lock(&sroce_net_mutex);
+	if (WARN_ON_ONCE(dev->snet)) {
+		err = -EBUSY;
+		goto unlock;
+	}
+	slot = net_generic(net, sroce_net_id);
+	snet = slot->snet;
+	if (!snet) {
+		if (!check_net(net)) {
+			err = -ENODEV;
+			goto unlock;
+		}
+		snet = sroce_net_create(dev, net);
+		if (IS_ERR(snet)) {
+			err = PTR_ERR(snet);
+			goto unlock;
+		}
+		slot->snet = snet;
+	}
+	snet->users++;
+	dev->snet = snet;
+	list_add_tail_rcu(&dev->net_list, &snet->devs);
+unlock:
+	mutex_unlock(&sroce_net_mutex);
+	return err;
+}
+
+/**
+ * sroce_net_detach() - stop receiving for a device
+ * @dev: device; nothing happens when it is not attached
+ *
+ * Unpublishes @dev and, for the last device of its namespace, releases
+ * the UDP sockets.  On return no receive path uses @dev any more (an RCU
+ * grace period has passed), but packets already handed to the data path
+ * still hold their QP references.
+ *
+ * Context: process; sleeps (synchronize_rcu); takes sroce_net_mutex.
+ */
+void sroce_net_detach(struct sroce_dev *dev)
+{
+	struct sroce_net *snet;
+	bool last;
+
+	mutex_lock(&sroce_net_mutex);
+	snet = dev->snet;
+	if (!snet) {
+		mutex_unlock(&sroce_net_mutex);
+		return;
+	}
+	list_del_rcu(&dev->net_list);
+	dev->snet = NULL;
+	last = --snet->users == 0;
+	if (last && !snet->dead) {
+		struct sroce_net_slot *slot = net_generic(snet->net,
+							  sroce_net_id);
+
+		sroce_net_sock_release(snet);
+		slot->snet = NULL;
+	}
+	mutex_unlock(&sroce_net_mutex);
+
+	synchronize_rcu();
+	if (last)
+		kfree(snet);
+}
+
+/*
+ * A namespace is going away.  Its netdevs were unregistered or moved to
+ * init_net before this runs (pernet subsys exits follow device exits), so
+ * normally every device detached already.  A device whose unregistration
+ * is still queued keeps the struct until it detaches; its sockets go now,
+ * before the namespace is freed.
+ */
+static void __net_exit sroce_net_ns_exit(struct net *net)
+{
+	struct sroce_net_slot *slot = net_generic(net, sroce_net_id);
+	struct sroce_net *snet;
+
+	mutex_lock(&sroce_net_mutex);
+	snet = slot->snet;
+	if (snet) {
+		sroce_net_sock_release(snet);
+		snet->dead = true;
+		snet->net = NULL;
+		slot->snet = NULL;
+	}
+	mutex_unlock(&sroce_net_mutex);
+}
+
+static struct pernet_operations sroce_net_ops = {
+	.exit	= sroce_net_ns_exit,
+	.id	= &sroce_net_id,
+	.size	= sizeof(struct sroce_net_slot),
+};
+
+/**
+ * sroce_net_init() - register the per-namespace state of sroce
+ *
+ * No socket is created here: each namespace gets its sockets when its
+ * first device attaches.
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno from register_pernet_subsys().
+ */
+int sroce_net_init(void)
+{
+	BUILD_BUG_ON(sizeof(struct sroce_pkt_info) >
+		     sizeof_field(struct sk_buff, cb));
+	return register_pernet_subsys(&sroce_net_ops);
+}
+
+/**
+ * sroce_net_exit() - unregister the per-namespace state of sroce
+ *
+ * Every device must be detached (unregistered) before; sockets left
+ * behind by a bug are released all the same.
+ *
+ * Context: module exit.
+ */
+void sroce_net_exit(void)
+{
+	unregister_pernet_subsys(&sroce_net_ops);
+}
+
+/* ------------------------------------------------------------------ */
+/* Transmit                                                            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_net_ecn_bits() - ECN codepoint to put in an outgoing packet
+ * @dev: device
+ * @qp: source QP, or NULL
+ * @opcode: BTH opcode of the packet
+ *
+ * Context: any.
+ * Return: INET_ECN_ECT_0 for every packet for now (see sroce_net.h).
+ */
+u8 sroce_net_ecn_bits(struct sroce_dev *dev, struct sroce_qp *qp, u8 opcode)
+{
+	return INET_ECN_ECT_0;
+}
+
+static unsigned int sroce_net_iphdr_len(u8 network_type)
+{
+	return network_type == RDMA_NETWORK_IPV4 ? sizeof(struct iphdr) :
+						   sizeof(struct ipv6hdr);
+}
+
+/**
+ * sroce_net_alloc_skb() - allocate a packet for a QP or AH path
+ * @dev: device
+ * @av: destination (selects IPv4 or IPv6)
+ * @hdr_len: bytes of BTH + extended headers
+ * @payload: payload bytes; the caller puts (-@payload & 3) in the BTH
+ *	PadCnt, and sroce adds those pad bytes and the ICRC
+ * @pkt: metadata to fill: @pkt->hdr (the BTH), @pkt->paylen (@hdr_len +
+ *	@payload + pad + ICRC), @pkt->network_type, @pkt->port_num
+ *
+ * The skb is linear, its headroom fits link, IP and UDP headers, and its
+ * headers, pad and ICRC slot are zeroed; skb->data is at the BTH.
+ *
+ * Context: any (GFP_ATOMIC).
+ * Return: the skb, or NULL on allocation failure or a too large packet.
+ */
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
+				    const struct sroce_av *av, u32 hdr_len,
+				    u32 payload, struct sroce_pkt_info *pkt)
+{
+	unsigned int iplen = sroce_net_iphdr_len(av->network_type);
+	unsigned int headroom;
+	struct sk_buff *skb;
+	u32 pad = -payload & 3;
+	u32 len;
+
+	if (av->network_type != RDMA_NETWORK_IPV4 &&
+	    av->network_type != RDMA_NETWORK_IPV6)
+		return NULL;
+	/* the UDP and IPv4 length fields are 16 bits */
+	if (hdr_len > U16_MAX || payload > U16_MAX)
+		return NULL;
+	len = hdr_len + payload + pad + SROCE_ICRC_SIZE;
+	if (len > U16_MAX - iplen - sizeof(struct udphdr))
+		return NULL;
+
+	headroom = LL_RESERVED_SPACE(dev->ndev) + iplen + sizeof(struct udphdr);
+	skb = alloc_skb(headroom + len, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, headroom);
+	pkt->hdr = skb_put(skb, len);
+	memset(pkt->hdr, 0, hdr_len);
+	memset(pkt->hdr + hdr_len + payload, 0, pad + SROCE_ICRC_SIZE);
+	pkt->paylen = len;
+	pkt->network_type = av->network_type;
+	pkt->port_num = 1;
+
+	skb->dev = dev->ndev;
+	skb->protocol = av->network_type == RDMA_NETWORK_IPV4 ?
+			htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	return skb;
+}
+
+static struct dst_entry *sroce_net_route4(struct net *net,
+					  struct sroce_dev *dev,
+					  const struct sroce_av *av, u8 tos)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = dev->ndev->ifindex,
+		.flowi4_tos = RT_TOS(tos),
+		.flowi4_proto = IPPROTO_UDP,
+		.saddr = av->saddr.s6_addr32[3],
+		.daddr = av->daddr.s6_addr32[3],
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	return &rt->dst;
+}
+
+static struct dst_entry *sroce_net_route6(struct net *net,
+					  struct sroce_dev *dev,
+					  const struct sroce_av *av, u8 tclass)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = dev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowlabel = ip6_make_flowinfo(tclass,
+					       cpu_to_be32(av->flow_label &
+							   IB_GRH_FLOWLABEL_MASK)),
+		.saddr = av->saddr,
+		.daddr = av->daddr,
+	};
+	struct dst_entry *dst;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst))
+		return dst;
+	if (unlikely(dst->error)) {
+		int err = dst->error;
+
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	return dst;
+}
+
+/*
+ * Route in the netdev's namespace with the netdev as output interface,
+ * like rdma_rxe (a local destination routes through loopback).
+ * TODO: cache the route per QP (dst_cache) once profiles show the lookup.
+ */
+static struct dst_entry *sroce_net_route(struct sroce_dev *dev,
+					 const struct sroce_av *av, u8 tos)
+{
+	struct net *net = dev_net(dev->ndev);
+
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		return sroce_net_route4(net, dev, av, tos);
+	return sroce_net_route6(net, dev, av, tos);
+}
+
+static void sroce_net_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *udph;
+
+	udph = skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph->source = htons(sport);
+	udph->dest = htons(SROCE_UDP_PORT);
+	udph->len = htons(skb->len);
+	/* zero over IPv4 and, as rdma_rxe does, over IPv6: the ICRC covers */
+	udph->check = 0;
+}
+
+static void sroce_net_push_ip4(struct net *net, struct sk_buff *skb,
+			       const struct sroce_av *av, u8 tos)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
+	iph->protocol = IPPROTO_UDP;
+	iph->check = 0;		/* ip_local_out() computes it */
+	iph->saddr = av->saddr.s6_addr32[3];
+	iph->daddr = av->daddr.s6_addr32[3];
+	/* the ID is covered by the ICRC: choose it before computing that */
+	__ip_select_ident(net, iph, 1);
+}
+
+static void sroce_net_push_ip6(struct sk_buff *skb, const struct sroce_av *av,
+			       u8 tclass)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, tclass,
+		     cpu_to_be32(av->flow_label & IB_GRH_FLOWLABEL_MASK));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+}
+
+/* Make the whole packet private and leave room for IP and UDP headers. */
+static struct sk_buff *sroce_net_prepare_skb(struct sroce_dev *dev,
+					     struct sk_buff *skb)
+{
+	if (skb_cloned(skb)) {
+		/* the ICRC slot is written, so the data must be ours */
+		skb = skb_unshare(skb, GFP_ATOMIC);
+		if (!skb)
+			return NULL;
+	}
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dev->ndev) + SROCE_ENCAP_MAX)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
+{
+	switch (err) {
+	case NET_XMIT_SUCCESS:
+		sroce_counter_inc(dev, SROCE_CNT_SENT_PKTS);
+		return 0;
+	case NET_XMIT_DROP:
+	case NET_XMIT_CN:
+	case -ENOBUFS:
+		sroce_counter_inc(dev, SROCE_CNT_TX_BACKPRESSURE);
+		return -EAGAIN;
+	default:
+		return err < 0 ? err : -EIO;
+	}
+}
+
+/**
+ * sroce_net_xmit() - encapsulate and send a built packet
+ * @dev: device
+ * @qp: source QP (UDP source port entropy), or NULL (then QPN 0)
+ * @av: destination; IPv4 addresses are v4-mapped
+ * @skb: packet from sroce_net_alloc_skb(): skb->data at the BTH, headers
+ *	and payload filled, skb->len = BTH to the end of the ICRC slot.  A
+ *	clone (kept by the caller for a retransmission) is unshared here.
+ *
+ * Builds the UDP header (source port rdma_get_udp_sport() of the flow
+ * label or the QPN pair, checksum 0) and the IPv4 (DF, TOS = traffic class
+ * with sroce_net_ecn_bits()) or IPv6 header, computes the ICRC last,
+ * routes in the netdev's namespace with the netdev as output interface
+ * and hands the packet to ip_local_out() / ip6_local_out().
+ * skb->priority is the service level.  Consumes @skb in every case.
+ *
+ * Context: any (softirq or process); does not sleep.
+ * Return: 0 when sent; -EAGAIN on backpressure (NET_XMIT_DROP,
+ * NET_XMIT_CN or -ENOBUFS: retry the packet later, it is not lost);
+ * -EHOSTUNREACH/-ENETUNREACH (no route), -ENOMEM, -EMSGSIZE or another
+ * negative errno when the packet was dropped.
+ */
+int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
+		   const struct sroce_av *av, struct sk_buff *skb)
+{
+	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
+	struct net *net = dev_net(dev->ndev);
+	struct sroce_pkt_info pkt = {};
+	struct dst_entry *dst;
+	struct sroce_bth *bth;
+	__le32 icrc;
+	u16 sport;
+	u8 tos;
+
+	skb = sroce_net_prepare_skb(dev, skb);
+	if (!skb)
+		return -ENOMEM;
+	if (WARN_ON_ONCE(skb->len < sizeof(*bth) + SROCE_ICRC_SIZE) ||
+	    (!ipv4 && av->network_type != RDMA_NETWORK_IPV6)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	bth = (struct sroce_bth *)skb->data;
+	pkt.hdr = skb->data;
+	pkt.paylen = skb->len;
+	pkt.opcode = bth->opcode;
+
+	tos = (av->traffic_class & ~INET_ECN_MASK) |
+	      (sroce_net_ecn_bits(dev, qp, bth->opcode) & INET_ECN_MASK);
+	dst = sroce_net_route(dev, av, tos);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+
+	sport = rdma_get_udp_sport(av->flow_label & IB_GRH_FLOWLABEL_MASK,
+				   qp ? sroce_qpn(qp) : 0, sroce_bth_qpn(bth));
+	sroce_net_push_udp(skb, sport);
+	if (ipv4)
+		sroce_net_push_ip4(net, skb, av, tos);
+	else
+		sroce_net_push_ip6(skb, av, tos);
+
+	icrc = cpu_to_le32(sroce_icrc_compute(skb, &pkt));
+	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+
+	memset(skb->cb, 0, sizeof(skb->cb));
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	skb->protocol = ipv4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	skb->priority = av->sl;
+	skb->ip_summed = CHECKSUM_NONE;
+
+	if (ipv4)
+		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
+	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
+}
+
+/* ------------------------------------------------------------------ */
+/* Address vectors                                                     */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_av_from_attr() - fill an address vector from core AH attributes
+ * @dev: device
+ * @av: vector to fill
+ * @attr: RoCE AH attributes with a GRH whose sgid_attr is a RoCEv2 GID of
+ *	port 1 of @dev
+ *
+ * Source address from the SGID, destination from the DGID (rdma_gid2ip
+ * semantics: a v4-mapped GID is IPv4 and is kept v4-mapped in @av); both
+ * must be of the SGID's family.  Hop limit 0 becomes 64.
+ *
+ * Context: any.  IBTA annex A17.4.5 (GRH fields carried by IP).
+ * Return: 0, or -EINVAL when the attributes do not name a RoCEv2 GID of
+ * this device or the DGID is of the other IP family.
+ */
+int sroce_av_from_attr(struct sroce_dev *dev, struct sroce_av *av,
+		       const struct rdma_ah_attr *attr)
+{
+	const struct ib_gid_attr *sgid_attr;
+	const struct ib_global_route *grh;
+	const struct in6_addr *daddr;
+	enum rdma_network_type type;
+	bool v4;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(attr);
+	sgid_attr = grh->sgid_attr;
+	if (!sgid_attr || sgid_attr->device != &dev->ib_dev ||
+	    sgid_attr->port_num != 1 ||
+	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	type = rdma_gid_attr_network_type(sgid_attr);
+	daddr = (const struct in6_addr *)grh->dgid.raw;
+	v4 = type == RDMA_NETWORK_IPV4;
+	if (v4 != ipv6_addr_v4mapped(daddr))
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	av->network_type = type;
+	memcpy(&av->saddr, sgid_attr->gid.raw, sizeof(av->saddr));
+	av->daddr = *daddr;
+	av->traffic_class = grh->traffic_class;
+	av->hop_limit = grh->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
+	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
+	av->sl = rdma_ah_get_sl(attr);
+	ether_addr_copy(av->dmac, attr->roce.dmac);
+	return 0;
+}

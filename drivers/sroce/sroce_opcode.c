@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_opcode.c - the BTH opcode table (IBTA vol. 1 9.2, table 38, and
+ * annex A17 for the CNP) and the RNR and local ACK timeout tables.
+ *
+ * One row per opcode: its header layout (which extended headers follow
+ * the BTH, their byte offsets and the total header length, spelled out
+ * once per layout below) and what the packet means to the responder (REQ)
+ * or the completer (ACK).
+ *
+ * Receive WQE bits follow rdma_rxe:
+ *   RWR  - the packet at which the responder takes a receive WQE: SEND
+ *          FIRST and ONLY (MIDDLE and LAST continue the WQE taken at FIRST)
+ *          and RDMA WRITE LAST/ONLY with immediate;
+ *   COMP - the packet that completes that receive WQE: SEND LAST and ONLY,
+ *          RDMA WRITE LAST/ONLY with immediate.
+ */
+
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <rdma/ib_pack.h>
+
+#include "sroce_hdr.h"
+
+/* Sizes of the headers, in wire order (IBTA 9.2, table 38). */
+#define BTH_SZ		sizeof(struct sroce_bth)
+#define RETH_SZ		sizeof(struct sroce_reth)
+#define AETH_SZ		sizeof(struct sroce_aeth)
+#define ATMETH_SZ	sizeof(struct sroce_atmeth)
+#define ATMACK_SZ	sizeof(struct sroce_atmack)
+#define IETH_SZ		sizeof(struct sroce_ieth)
+#define DETH_SZ		sizeof(struct sroce_deth)
+#define IMMDT_SZ	sizeof(struct sroce_immdt)
+#define CNP_RESV_SZ	16	/* reserved bytes after a CNP's BTH */
+
+/*
+ * Header layouts: every combination of extended headers an opcode can
+ * carry, as its header mask bits, total length and per-header offsets.
+ */
+#define SROCE_L_BTH_MASK	0
+#define SROCE_L_BTH_LEN		BTH_SZ
+#define SROCE_L_BTH_OFF		{ [SROCE_HDR_PAYLOAD] = BTH_SZ }
+
+#define SROCE_L_IMM_MASK	SROCE_MASK_IMMDT
+#define SROCE_L_IMM_LEN		(BTH_SZ + IMMDT_SZ)
+#define SROCE_L_IMM_OFF		{ [SROCE_HDR_IMMDT] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + IMMDT_SZ }
+
+#define SROCE_L_RETH_MASK	SROCE_MASK_RETH
+#define SROCE_L_RETH_LEN	(BTH_SZ + RETH_SZ)
+#define SROCE_L_RETH_OFF	{ [SROCE_HDR_RETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + RETH_SZ }
+
+#define SROCE_L_RETH_IMM_MASK	(SROCE_MASK_RETH | SROCE_MASK_IMMDT)
+#define SROCE_L_RETH_IMM_LEN	(BTH_SZ + RETH_SZ + IMMDT_SZ)
+#define SROCE_L_RETH_IMM_OFF	{ [SROCE_HDR_RETH] = BTH_SZ,		\
+				  [SROCE_HDR_IMMDT] = BTH_SZ + RETH_SZ,	\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + RETH_SZ + \
+							IMMDT_SZ }
+
+#define SROCE_L_AETH_MASK	SROCE_MASK_AETH
+#define SROCE_L_AETH_LEN	(BTH_SZ + AETH_SZ)
+#define SROCE_L_AETH_OFF	{ [SROCE_HDR_AETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + AETH_SZ }
+
+#define SROCE_L_AETH_ATMACK_MASK (SROCE_MASK_AETH | SROCE_MASK_ATMACK)
+#define SROCE_L_AETH_ATMACK_LEN	(BTH_SZ + AETH_SZ + ATMACK_SZ)
+#define SROCE_L_AETH_ATMACK_OFF	{ [SROCE_HDR_AETH] = BTH_SZ,		\
+				  [SROCE_HDR_ATMACK] = BTH_SZ + AETH_SZ, \
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + AETH_SZ + \
+							ATMACK_SZ }
+
+#define SROCE_L_ATMETH_MASK	SROCE_MASK_ATMETH
+#define SROCE_L_ATMETH_LEN	(BTH_SZ + ATMETH_SZ)
+#define SROCE_L_ATMETH_OFF	{ [SROCE_HDR_ATMETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + ATMETH_SZ }
+
+#define SROCE_L_IETH_MASK	SROCE_MASK_IETH
+#define SROCE_L_IETH_LEN	(BTH_SZ + IETH_SZ)
+#define SROCE_L_IETH_OFF	{ [SROCE_HDR_IETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + IETH_SZ }
+
+#define SROCE_L_DETH_MASK	SROCE_MASK_DETH
+#define SROCE_L_DETH_LEN	(BTH_SZ + DETH_SZ)
+#define SROCE_L_DETH_OFF	{ [SROCE_HDR_DETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + DETH_SZ }
+
+#define SROCE_L_DETH_IMM_MASK	(SROCE_MASK_DETH | SROCE_MASK_IMMDT)
+#define SROCE_L_DETH_IMM_LEN	(BTH_SZ + DETH_SZ + IMMDT_SZ)
+#define SROCE_L_DETH_IMM_OFF	{ [SROCE_HDR_DETH] = BTH_SZ,		\
+				  [SROCE_HDR_IMMDT] = BTH_SZ + DETH_SZ,	\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + DETH_SZ + \
+							IMMDT_SZ }
+
+#define SROCE_L_CNP_MASK	0
+#define SROCE_L_CNP_LEN		(BTH_SZ + CNP_RESV_SZ)
+#define SROCE_L_CNP_OFF		{ [SROCE_HDR_PAYLOAD] = BTH_SZ + CNP_RESV_SZ }
+
+/* One opcode: transport, IBTA name, QP type, header layout, other bits. */
+#define SROCE_OP(tr, op, qp_type, layout, m)				\
+	[IB_OPCODE_##tr##_##op] = {					\
+		.name	= #tr "_" #op,					\
+		.mask	= SROCE_MASK_BTH | SROCE_L_##layout##_MASK | (m), \
+		.length	= SROCE_L_##layout##_LEN,			\
+		.qpt	= (qp_type),					\
+		.offset	= SROCE_L_##layout##_OFF,			\
+	}
+
+/* Shorthands for the rows below. */
+#define FIRST		SROCE_MASK_START
+#define MIDDLE		SROCE_MASK_MIDDLE
+#define LAST		SROCE_MASK_END
+#define ONLY		(SROCE_MASK_START | SROCE_MASK_END)
+#define RWR		SROCE_MASK_RWR
+#define COMP		SROCE_MASK_COMP
+#define INV		SROCE_MASK_INV
+#define REQ_SEND	(SROCE_MASK_REQ | SROCE_MASK_SEND | SROCE_MASK_PAYLOAD)
+#define REQ_WRITE	(SROCE_MASK_REQ | SROCE_MASK_WRITE | SROCE_MASK_PAYLOAD)
+#define REQ_READ	(SROCE_MASK_REQ | SROCE_MASK_READ)
+#define REQ_ATOMIC	(SROCE_MASK_REQ | SROCE_MASK_ATOMIC)
+#define RESP		SROCE_MASK_ACK
+#define RESP_READ	(SROCE_MASK_ACK | SROCE_MASK_PAYLOAD)
+
+const struct sroce_opcode_info sroce_opcode[256] = {
+	/* RC SEND: a receive WQE taken at FIRST/ONLY, completed at LAST/ONLY */
+	SROCE_OP(RC, SEND_FIRST, IB_QPT_RC, BTH, REQ_SEND | FIRST | RWR),
+	SROCE_OP(RC, SEND_MIDDLE, IB_QPT_RC, BTH, REQ_SEND | MIDDLE),
+	SROCE_OP(RC, SEND_LAST, IB_QPT_RC, BTH, REQ_SEND | LAST | COMP),
+	SROCE_OP(RC, SEND_LAST_WITH_IMMEDIATE, IB_QPT_RC, IMM,
+		 REQ_SEND | LAST | COMP),
+	SROCE_OP(RC, SEND_ONLY, IB_QPT_RC, BTH, REQ_SEND | ONLY | RWR | COMP),
+	SROCE_OP(RC, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_RC, IMM,
+		 REQ_SEND | ONLY | RWR | COMP),
+
+	/* RC RDMA WRITE: RETH on FIRST/ONLY; with immediate uses a recv WQE */
+	SROCE_OP(RC, RDMA_WRITE_FIRST, IB_QPT_RC, RETH, REQ_WRITE | FIRST),
+	SROCE_OP(RC, RDMA_WRITE_MIDDLE, IB_QPT_RC, BTH, REQ_WRITE | MIDDLE),
+	SROCE_OP(RC, RDMA_WRITE_LAST, IB_QPT_RC, BTH, REQ_WRITE | LAST),
+	SROCE_OP(RC, RDMA_WRITE_LAST_WITH_IMMEDIATE, IB_QPT_RC, IMM,
+		 REQ_WRITE | LAST | RWR | COMP),
+	SROCE_OP(RC, RDMA_WRITE_ONLY, IB_QPT_RC, RETH, REQ_WRITE | ONLY),
+	SROCE_OP(RC, RDMA_WRITE_ONLY_WITH_IMMEDIATE, IB_QPT_RC, RETH_IMM,
+		 REQ_WRITE | ONLY | RWR | COMP),
+
+	/* RC RDMA READ: one request; responses carry an AETH but MIDDLE */
+	SROCE_OP(RC, RDMA_READ_REQUEST, IB_QPT_RC, RETH, REQ_READ | ONLY),
+	SROCE_OP(RC, RDMA_READ_RESPONSE_FIRST, IB_QPT_RC, AETH,
+		 RESP_READ | FIRST),
+	SROCE_OP(RC, RDMA_READ_RESPONSE_MIDDLE, IB_QPT_RC, BTH,
+		 RESP_READ | MIDDLE),
+	SROCE_OP(RC, RDMA_READ_RESPONSE_LAST, IB_QPT_RC, AETH,
+		 RESP_READ | LAST),
+	SROCE_OP(RC, RDMA_READ_RESPONSE_ONLY, IB_QPT_RC, AETH,
+		 RESP_READ | ONLY),
+
+	/* RC ACK/NAK, atomic ACK and atomics: single packet, no payload */
+	SROCE_OP(RC, ACKNOWLEDGE, IB_QPT_RC, AETH, RESP | ONLY),
+	SROCE_OP(RC, ATOMIC_ACKNOWLEDGE, IB_QPT_RC, AETH_ATMACK, RESP | ONLY),
+	SROCE_OP(RC, COMPARE_SWAP, IB_QPT_RC, ATMETH, REQ_ATOMIC | ONLY),
+	SROCE_OP(RC, FETCH_ADD, IB_QPT_RC, ATMETH, REQ_ATOMIC | ONLY),
+
+	/* RC SEND with invalidate: the IETH names the rkey to invalidate */
+	SROCE_OP(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC, IETH,
+		 REQ_SEND | LAST | COMP | INV),
+	SROCE_OP(RC, SEND_ONLY_WITH_INVALIDATE, IB_QPT_RC, IETH,
+		 REQ_SEND | ONLY | RWR | COMP | INV),
+
+	/* UC SEND: as RC, never acknowledged */
+	SROCE_OP(UC, SEND_FIRST, IB_QPT_UC, BTH, REQ_SEND | FIRST | RWR),
+	SROCE_OP(UC, SEND_MIDDLE, IB_QPT_UC, BTH, REQ_SEND | MIDDLE),
+	SROCE_OP(UC, SEND_LAST, IB_QPT_UC, BTH, REQ_SEND | LAST | COMP),
+	SROCE_OP(UC, SEND_LAST_WITH_IMMEDIATE, IB_QPT_UC, IMM,
+		 REQ_SEND | LAST | COMP),
+	SROCE_OP(UC, SEND_ONLY, IB_QPT_UC, BTH, REQ_SEND | ONLY | RWR | COMP),
+	SROCE_OP(UC, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_UC, IMM,
+		 REQ_SEND | ONLY | RWR | COMP),
+
+	/* UC RDMA WRITE: as RC */
+	SROCE_OP(UC, RDMA_WRITE_FIRST, IB_QPT_UC, RETH, REQ_WRITE | FIRST),
+	SROCE_OP(UC, RDMA_WRITE_MIDDLE, IB_QPT_UC, BTH, REQ_WRITE | MIDDLE),
+	SROCE_OP(UC, RDMA_WRITE_LAST, IB_QPT_UC, BTH, REQ_WRITE | LAST),
+	SROCE_OP(UC, RDMA_WRITE_LAST_WITH_IMMEDIATE, IB_QPT_UC, IMM,
+		 REQ_WRITE | LAST | RWR | COMP),
+	SROCE_OP(UC, RDMA_WRITE_ONLY, IB_QPT_UC, RETH, REQ_WRITE | ONLY),
+	SROCE_OP(UC, RDMA_WRITE_ONLY_WITH_IMMEDIATE, IB_QPT_UC, RETH_IMM,
+		 REQ_WRITE | ONLY | RWR | COMP),
+
+	/* UD SEND: one packet with a DETH (Q_Key, source QP); UD and GSI QPs */
+	SROCE_OP(UD, SEND_ONLY, IB_QPT_UD, DETH, REQ_SEND | ONLY | RWR | COMP),
+	SROCE_OP(UD, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_UD, DETH_IMM,
+		 REQ_SEND | ONLY | RWR | COMP),
+
+	/* CNP (annex A17.9.3): BTH, 16 reserved bytes; any QP type */
+	[SROCE_CNP_OPCODE] = {
+		.name	= "CNP",
+		.mask	= SROCE_MASK_BTH | SROCE_MASK_CNP,
+		.length	= SROCE_L_CNP_LEN,
+		.offset	= SROCE_L_CNP_OFF,
+	},
+};
+
+/* IBTA 9.7.5.2.8 table 45: minimal RNR NAK timer, in microseconds. */
+static const u32 sroce_rnr_timer_table_us[32] = {
+	655360,		/* code 0 */
+	10, 20, 30, 40, 60, 80, 120, 160,
+	240, 320, 480, 640, 960, 1280, 1920, 2560,
+	3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
+	61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/**
+ * sroce_rnr_timer_us() - minimal RNR NAK timer for a 5-bit code
+ * @code: RNR timer code from an RNR NAK's AETH or the QP attribute
+ *	min_rnr_timer; only the low five bits are used
+ *
+ * Context: any.  IBTA 9.7.5.2.8, table 45.
+ * Return: the delay in microseconds (code 0 is 655.36 ms).
+ */
+u32 sroce_rnr_timer_us(u8 code)
+{
+	return sroce_rnr_timer_table_us[code & 0x1f];
+}
+
+/**
+ * sroce_retry_timeout_us() - local ACK timeout for the QP attribute "timeout"
+ * @timeout: 5-bit exponent (higher bits ignored); the timeout is
+ *	4.096 µs * 2^@timeout
+ *
+ * Context: any.  IBTA 9.7.6.1.3.
+ * Return: microseconds, rounded up; 0 means infinite (@timeout 0).
+ */
+u64 sroce_retry_timeout_us(u8 timeout)
+{
+	timeout &= 0x1f;
+	if (!timeout)
+		return 0;
+	return DIV_ROUND_UP_ULL(4096ULL << timeout, 1000);
+}

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pair objects: QPN allocation, rings, the IBTA state
+ * machine of modify_qp (IBTA 10.3), query, destroy, and the small helpers
+ * the data path uses (lookup, schedule, error).
+ *
+ * Lifetime (see sroce.h): a QP is published in dev->qp_xa once fully set up;
+ * packets find it with sroce_qp_lookup() (RCU + kref_get_unless_zero()).
+ * The xarray entry owns the base reference; every queued work item, timer
+ * and skb owns one more.  Destroy unpublishes the QP, waits for an RCU grace
+ * period (the core frees the QP memory right after destroy_qp returns, so
+ * no lookup may still be looking at it), stops the data path, drops the base
+ * reference and waits until the last reference is gone.
+ *
+ * Locking: qp->state_lock (irqsave: the data path takes it in softirq)
+ * protects qp->state and qp->attr.  The data path's hook sroce_dp_modify()
+ * is called with it held.
+ */
+
+#include <linux/log2.h>
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+
+static const char * const sroce_qp_state_names[] = {
+	[IB_QPS_RESET]	= "RESET",
+	[IB_QPS_INIT]	= "INIT",
+	[IB_QPS_RTR]	= "RTR",
+	[IB_QPS_RTS]	= "RTS",
+	[IB_QPS_SQD]	= "SQD",
+	[IB_QPS_SQE]	= "SQE",
+	[IB_QPS_ERR]	= "ERR",
+};
+
+/**
+ * sroce_qp_state_name() - IBTA name of a QP state for debug output
+ * @state: IB_QPS_*
+ *
+ * Context: any.
+ * Return: "RESET", "INIT", ..., "ERR", or "?" for a value out of range.
+ */
+const char *sroce_qp_state_name(enum ib_qp_state state)
+{
+	if ((unsigned int)state >= ARRAY_SIZE(sroce_qp_state_names) ||
+	    !sroce_qp_state_names[state])
+		return "?";
+	return sroce_qp_state_names[state];
+}
+
+/**
+ * sroce_modify_qp_ok() - is an IBTA QP transition allowed with this mask?
+ * @cur: current state
+ * @next: requested state
+ * @type: QP type
+ * @mask: IB_QP_* attribute mask
+ *
+ * Wraps the core's ib_modify_qp_is_ok() (IBTA 10.3.1, tables of required
+ * and optional attributes per transition).  Link layer Ethernet: the core
+ * then requires no LID-related attributes.
+ * Context: any.
+ * Return: true when the transition and the attribute mask are allowed.
+ */
+bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
+			enum ib_qp_type type, enum ib_qp_attr_mask mask)
+{
+	return ib_modify_qp_is_ok(cur, next, type, mask);
+}
+
+/**
+ * sroce_qp_release() - kref release: the last reference is gone
+ * @ref: &qp->ref
+ *
+ * Wakes destroy, which frees the rings; the core frees the QP.
+ * Context: any.
+ */
+void sroce_qp_release(struct kref *ref)
+{
+	struct sroce_qp *qp = container_of(ref, struct sroce_qp, ref);
+
+	complete(&qp->done);
+}
+
+/**
+ * sroce_qp_lookup() - find a QP by QPN for a received packet
+ * @dev: device
+ * @qpn: 24-bit QPN (1 is the GSI QP)
+ *
+ * Context: any.
+ * Return: the QP with a reference (drop it with sroce_qp_put()), or NULL
+ * when no published QP has this number.
+ */
+struct sroce_qp *sroce_qp_lookup(struct sroce_dev *dev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&dev->qp_xa, qpn & SROCE_QPN_MASK);
+	if (qp && !kref_get_unless_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+/**
+ * sroce_qp_schedule() - make sure the QP's work runs soon
+ * @qp: queue pair; the caller holds a reference
+ *
+ * Takes a reference for the queued work; the work function drops it when
+ * it ends.  If the work is already queued, the extra reference is dropped
+ * here (the queued instance will see everything posted so far).
+ * Context: any.
+ */
+void sroce_qp_schedule(struct sroce_qp *qp)
+{
+	sroce_qp_get(qp);
+	if (!queue_work(sroce_wq, &qp->work))
+		sroce_qp_put(qp);
+}
+
+static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_qp_error() - move a QP to the error state from the data path
+ * @qp: queue pair; the caller holds a reference
+ *
+ * Sets IB_QPS_ERR under @qp->state_lock if the QP is not there yet and then
+ * raises IB_EVENT_QP_FATAL once (IBTA 11.6.3.1); schedules the work, which
+ * flushes outstanding WQEs with IB_WC_WR_FLUSH_ERR.  Does not call
+ * sroce_dp_modify(): the data path knows why it failed.
+ * Context: any; must not be called with @qp->state_lock held.
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	enum ib_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
+	if (old != IB_QPS_ERR) {
+		qp->state = IB_QPS_ERR;
+		qp->attr.qp_state = IB_QPS_ERR;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (old != IB_QPS_ERR) {
+		ibdev_dbg(qp->ibqp.device, "qp#%u %s -> ERR (fatal)\n",
+			  sroce_qpn(qp), sroce_qp_state_name(old));
+		sroce_qp_event(qp, IB_EVENT_QP_FATAL);
+	}
+	sroce_qp_schedule(qp);
+}
+
+/* Reserve a QPN; the slot holds no QP until sroce_qp_publish(). */
+static int sroce_qp_alloc_qpn(struct sroce_dev *dev, struct sroce_qp *qp)
+{
+	u32 qpn;
+	int err;
+
+	if (qp->type == IB_QPT_GSI) {
+		err = xa_insert(&dev->qp_xa, 1, NULL, GFP_KERNEL);
+		if (err)
+			return err;
+		qp->ibqp.qp_num = 1;
+		return 0;
+	}
+
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(SROCE_MIN_QPN, SROCE_QPN_MASK),
+			      &dev->next_qpn, GFP_KERNEL);
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	qp->ibqp.qp_num = qpn;
+	return 0;
+}
+
+static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
+				 const struct ib_qp_init_attr *init,
+				 struct ib_ucontext *uctx)
+{
+	qp->dev = dev;
+	qp->pd = to_sroce_pd(qp->ibqp.pd);
+	qp->scq = to_sroce_cq(init->send_cq);
+	qp->rcq = to_sroce_cq(init->recv_cq);
+	qp->type = init->qp_type;
+	qp->is_user = !!uctx;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->state_lock);
+	kref_init(&qp->ref);
+	init_completion(&qp->done);
+	INIT_WORK(&qp->work, sroce_qp_work);
+	skb_queue_head_init(&qp->rx_queue);
+
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.port_num = SROCE_PORT_NUM;
+	qp->attr.path_mtu = IB_MTU_256;
+	qp->attr.path_mig_state = IB_MIG_MIGRATED;
+	/* RC/UC get a path MTU at RTR; UD follows the port. */
+	if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC)
+		qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
+	else
+		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->mtu_cap));
+}
+
+/**
+ * sroce_qp_init() - set up a new QP: QPN, rings, data path state
+ * @dev: device
+ * @qp: QP the core allocated (zeroed, ibqp.pd and ibqp.qp_type set)
+ * @init: validated creation attributes; @init->cap is updated with what
+ *	the QP really has (a power of two of WQEs per ring, at least one)
+ * @uctx: user context mapping the rings, or NULL for a kernel QP
+ * @resp: filled with the rings' mmap information when @uctx is set
+ *
+ * The QPN is reserved but the QP is not visible to packets until
+ * sroce_qp_publish().  On failure nothing is left to undo; after success
+ * sroce_qp_destroy() undoes everything, published or not.
+ * Context: process, may sleep.
+ * Return: 0, -EBUSY (a second GSI QP), -ENOMEM, -EINVAL, or the error of
+ * sroce_dp_init().
+ */
+int sroce_qp_init(struct sroce_dev *dev, struct sroce_qp *qp,
+		  struct ib_qp_init_attr *init, struct ib_ucontext *uctx,
+		  struct sroce_create_qp_resp *resp)
+{
+	u32 sq_num = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
+	u32 rq_num = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+	int err;
+
+	sroce_qp_init_fields(dev, qp, init, uctx);
+
+	err = sroce_qp_alloc_qpn(dev, qp);
+	if (err)
+		return err;
+
+	err = sroce_queue_init(dev, &qp->sq, sq_num,
+			       sizeof(struct sroce_send_wqe), uctx,
+			       resp ? &resp->sq_mi : NULL);
+	if (err)
+		goto err_free_qpn;
+	err = sroce_queue_init(dev, &qp->rq, rq_num,
+			       sizeof(struct sroce_recv_wqe), uctx,
+			       resp ? &resp->rq_mi : NULL);
+	if (err)
+		goto err_free_sq;
+
+	init->cap.max_send_wr = sq_num;
+	init->cap.max_recv_wr = rq_num;
+	init->cap.max_send_sge = SROCE_MAX_SGE;
+	init->cap.max_recv_sge = SROCE_MAX_SGE;
+	init->cap.max_inline_data = SROCE_MAX_INLINE;
+
+	err = sroce_dp_init(qp);
+	if (err)
+		goto err_free_rq;
+	return 0;
+
+err_free_rq:
+	sroce_queue_cleanup(&qp->rq);
+err_free_sq:
+	sroce_queue_cleanup(&qp->sq);
+err_free_qpn:
+	xa_erase(&dev->qp_xa, sroce_qpn(qp));
+	return err;
+}
+
+/**
+ * sroce_qp_publish() - make a set-up QP visible to received packets
+ * @qp: QP after a successful sroce_qp_init()
+ *
+ * Context: process.
+ */
+void sroce_qp_publish(struct sroce_qp *qp)
+{
+	/* Cannot fail: the slot was reserved by sroce_qp_alloc_qpn(). */
+	xa_store(&qp->dev->qp_xa, sroce_qpn(qp), qp, GFP_KERNEL);
+	ibdev_dbg(qp->ibqp.device, "qp#%u created, type %d%s\n",
+		  sroce_qpn(qp), qp->type, qp->is_user ? " (user)" : "");
+}
+
+/* Value checks of the attributes in @mask that do not depend on state. */
+static int sroce_qp_check_attr(struct sroce_qp *qp,
+			       const struct ib_qp_attr *attr, int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT_NUM)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > READ_ONCE(qp->dev->mtu_cap)))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > SROCE_QPN_MASK)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    (unsigned int)attr->path_mig_state > IB_MIG_ARMED)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_MW_BIND)))
+		return -EINVAL;
+	return 0;
+}
+
+/* RoCEv2 needs a GRH naming one of our GIDs (IBTA A17.4.5). */
+static int sroce_qp_check_av(struct sroce_qp *qp,
+			     const struct rdma_ah_attr *ah_attr,
+			     struct sroce_av *av)
+{
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH) ||
+	    rdma_ah_get_port_num(ah_attr) != SROCE_PORT_NUM)
+		return -EINVAL;
+	return sroce_av_from_attr(qp->dev, av, ah_attr);
+}
+
+/* Copy the attributes in @mask into qp->attr; the caller checked them. */
+static void sroce_qp_store_attr(struct sroce_qp *qp,
+				const struct ib_qp_attr *attr, int mask,
+				const struct sroce_av *av)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	lockdep_assert_held(&qp->state_lock);
+
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		a->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* Not ours to keep: the core holds the reference. */
+		a->ah_attr.grh.sgid_attr = NULL;
+		qp->av = *av;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+}
+
+/*
+ * The state the QP is in and the one asked for.  A consumer that names the
+ * current state (IB_QP_CUR_STATE) must name the real one (IBTA 11.2.4.2).
+ */
+static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			   int mask, enum ib_qp_state *cur,
+			   enum ib_qp_state *next)
+{
+	lockdep_assert_held(&qp->state_lock);
+
+	*cur = qp->state;
+	*next = (mask & IB_QP_STATE) ? attr->qp_state : *cur;
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != *cur)
+		return -EINVAL;
+	if ((unsigned int)*next > IB_QPS_ERR)
+		return -EINVAL;
+	if (!sroce_modify_qp_ok(*cur, *next, qp->type, mask))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_qp_modify() - apply a modify_qp request (IBTA 11.2.4.2)
+ * @qp: queue pair
+ * @attr: attributes
+ * @mask: IB_QP_* bits naming the valid attributes
+ *
+ * Validates the values, then, under @qp->state_lock, the transition and the
+ * mask against the IBTA tables; stores the attributes, moves the state and
+ * lets the data path pick up PSNs and reset itself (sroce_dp_modify()).
+ * Entering RTS or ERR schedules the QP's work: posted WQEs start, or are
+ * flushed.
+ * Context: process.
+ * Return: 0, -EOPNOTSUPP (alternate path, non-standard bits), -EINVAL (bad
+ * value, transition or mask; path MTU above the port's).
+ */
+int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state cur, next;
+	struct sroce_av av = {};
+	unsigned long flags;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	if (mask & IB_QP_ALT_PATH)
+		return -EOPNOTSUPP;
+
+	err = sroce_qp_check_attr(qp, attr, mask);
+	if (err)
+		return err;
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_check_av(qp, &attr->ah_attr, &av);
+		if (err)
+			return err;
+	}
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	err = sroce_qp_states(qp, attr, mask, &cur, &next);
+	if (err) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		ibdev_dbg(qp->ibqp.device,
+			  "qp#%u %s -> %s mask %#x refused\n", sroce_qpn(qp),
+			  sroce_qp_state_name(cur), sroce_qp_state_name(next),
+			  mask);
+		return err;
+	}
+
+	sroce_qp_store_attr(qp, attr, mask, &av);
+	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
+	qp->state = next;
+	qp->attr.qp_state = next;
+	sroce_dp_modify(qp, mask, cur);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (cur != next) {
+		ibdev_dbg(qp->ibqp.device, "qp#%u %s -> %s\n", sroce_qpn(qp),
+			  sroce_qp_state_name(cur), sroce_qp_state_name(next));
+		if (next == IB_QPS_RTS || next == IB_QPS_ERR)
+			sroce_qp_schedule(qp);
+	}
+	return 0;
+}
+
+/**
+ * sroce_qp_query() - current attributes and creation attributes of a QP
+ * @qp: queue pair
+ * @attr: filled completely (the core's mask is only a hint)
+ * @init: filled with the creation attributes and real capacities
+ *
+ * Context: process.
+ */
+void sroce_qp_query(struct sroce_qp *qp, struct ib_qp_attr *attr,
+		    struct ib_qp_init_attr *init)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cur_qp_state = attr->qp_state;
+	attr->sq_draining = 0;
+	attr->ah_attr.grh.sgid_attr = NULL;
+	memset(&attr->alt_ah_attr, 0, sizeof(attr->alt_ah_attr));
+	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+		attr->path_mtu = READ_ONCE(qp->dev->mtu_cap);
+	attr->cap.max_send_wr = qp->sq.num;
+	attr->cap.max_recv_wr = qp->rq.num;
+	attr->cap.max_send_sge = SROCE_MAX_SGE;
+	attr->cap.max_recv_sge = SROCE_MAX_SGE;
+	attr->cap.max_inline_data = SROCE_MAX_INLINE;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = qp->ibqp.event_handler;
+	init->qp_context = qp->ibqp.qp_context;
+	init->send_cq = &qp->scq->ibcq;
+	init->recv_cq = &qp->rcq->ibcq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = qp->type;
+	init->port_num = SROCE_PORT_NUM;
+}
+
+/**
+ * sroce_qp_destroy() - tear a QP down and wait until nothing uses it
+ * @qp: QP after a successful sroce_qp_init(), published or not
+ *
+ * Never fails: the core destroys user QPs this way on device removal too.
+ * Outstanding WQEs are dropped without completions (IBTA 10.3.3: the QP's
+ * work requests are discarded).
+ * Context: process, sleeps (RCU grace period, data path shutdown).
+ */
+void sroce_qp_destroy(struct sroce_qp *qp)
+{
+	struct sroce_dev *dev = qp->dev;
+
+	xa_erase(&dev->qp_xa, sroce_qpn(qp));
+	/* After this no lookup can still hold a pointer without a ref. */
+	synchronize_rcu();
+
+	sroce_dp_stop(qp);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->done);
+
+	sroce_queue_cleanup(&qp->sq);
+	sroce_queue_cleanup(&qp->rq);
+	ibdev_dbg(&dev->ib_dev, "qp#%u destroyed\n", sroce_qpn(qp));
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Rings shared with the provider (SQ, RQ, CQ), their mmap
+ * entries, and the CQ producer.
+ *
+ * A ring is one vmalloc_user() buffer: struct sroce_queue_hdr, then a
+ * power-of-two number of fixed-size slots (see sroce-abi.h).  For a user
+ * context the buffer is exposed through an rdma_user_mmap_entry; the
+ * provider maps it with mmap(MAP_SHARED) at the offset the create response
+ * carries.  The buffer is freed in mmap_free, once the core drops the last
+ * reference to the entry; pages still mapped by a process stay alive through
+ * the page references remap_vmalloc_range() took, so a process that keeps a
+ * mapping after destroy (or after the device went away) reads stale memory,
+ * never freed memory.
+ */
+
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+
+/**
+ * struct sroce_mmap_entry - a ring buffer offered to a user context
+ * @rdma_entry: core entry (offset, length, references)
+ * @buf: the vmalloc_user() buffer
+ * @size: bytes of @buf, page aligned
+ */
+struct sroce_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	void *buf;
+	size_t size;
+};
+
+static struct sroce_mmap_entry *
+to_sroce_mmap_entry(struct rdma_user_mmap_entry *entry)
+{
+	return container_of(entry, struct sroce_mmap_entry, rdma_entry);
+}
+
+static int sroce_queue_expose(struct sroce_queue *q, struct ib_ucontext *uctx,
+			      struct sroce_mmap_info *mi)
+{
+	struct sroce_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+
+	entry->buf = q->hdr;
+	entry->size = q->buf_size;
+	err = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry,
+					  q->buf_size);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+
+	q->mmap_entry = &entry->rdma_entry;
+	if (mi) {
+		mi->offset = rdma_user_mmap_get_offset(&entry->rdma_entry);
+		mi->size = q->buf_size;
+		mi->num_slots = q->num;
+		mi->reserved = 0;
+		mi->reserved2 = 0;
+	}
+	return 0;
+}
+
+/**
+ * sroce_queue_init() - allocate a ring and, for a user context, offer it
+ *	for mmap
+ * @dev: device (for debug output)
+ * @q: queue to fill
+ * @num: slot count, a power of two (1 .. 2^20)
+ * @slot_size: bytes per slot
+ * @uctx: user context that will map the ring, or NULL for a kernel ring
+ * @mi: filled with offset, size and slot count when @uctx is set; may be
+ *	NULL for kernel rings
+ *
+ * The buffer is zeroed: both indices start at 0.
+ * Context: process, may sleep.
+ * Return: 0, -EINVAL for a bad @num or @slot_size, -ENOMEM.
+ */
+int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
+		     u32 slot_size, struct ib_ucontext *uctx,
+		     struct sroce_mmap_info *mi)
+{
+	size_t bytes;
+	int err;
+
+	if (!num || !is_power_of_2(num) || num > (1U << 20) || !slot_size)
+		return -EINVAL;
+	if (check_mul_overflow((size_t)num, (size_t)slot_size, &bytes) ||
+	    check_add_overflow(bytes, (size_t)SROCE_QUEUE_HDR_SIZE, &bytes) ||
+	    bytes > U32_MAX - PAGE_SIZE)
+		return -EINVAL;
+
+	memset(q, 0, sizeof(*q));
+	q->buf_size = PAGE_ALIGN(bytes);
+	q->hdr = vmalloc_user(q->buf_size);
+	if (!q->hdr)
+		return -ENOMEM;
+	q->slots = (void *)q->hdr + SROCE_QUEUE_HDR_SIZE;
+	q->num = num;
+	q->slot_size = slot_size;
+
+	if (uctx) {
+		err = sroce_queue_expose(q, uctx, mi);
+		if (err) {
+			vfree(q->hdr);
+			q->hdr = NULL;
+			return err;
+		}
+	}
+
+	ibdev_dbg(&dev->ib_dev, "queue %u x %u bytes%s\n", num, slot_size,
+		  uctx ? " (user)" : "");
+	return 0;
+}
+
+/**
+ * sroce_queue_cleanup() - release a ring
+ * @q: queue from sroce_queue_init(); cleaning an unused (zeroed) queue or
+ *	the same queue twice is allowed
+ *
+ * A user ring gets SROCE_QUEUE_F_ERROR set in its header (a process that
+ * still maps it, e.g. after the device was removed under it, sees the queue
+ * is dead) and its mmap entry removed; the buffer itself is freed by
+ * sroce_mmap_free() when the core drops the entry's last reference.  A
+ * kernel ring is freed right away.
+ * Context: process.
+ */
+void sroce_queue_cleanup(struct sroce_queue *q)
+{
+	if (q->mmap_entry) {
+		/*
+		 * A process may keep the ring mapped (device removal does not
+		 * unmap it): tell its provider the queue is dead.
+		 */
+		WRITE_ONCE(q->hdr->flags,
+			   READ_ONCE(q->hdr->flags) | SROCE_QUEUE_F_ERROR);
+		rdma_user_mmap_entry_remove(q->mmap_entry);
+		q->mmap_entry = NULL;
+	} else {
+		vfree(q->hdr);
+	}
+	q->hdr = NULL;
+	q->slots = NULL;
+}
+
+/**
+ * sroce_mmap() - map a ring into a process (ib_device_ops.mmap)
+ * @ibuc: user context
+ * @vma: the mapping; needs MAP_SHARED and exactly the ring's length
+ *
+ * Context: process (ib_uverbs_mmap, under the disassociate SRCU).
+ * Return: 0, -EINVAL for an unknown offset, a wrong length or a private
+ * mapping, or the error of remap_vmalloc_range().
+ */
+int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct sroce_mmap_entry *entry;
+	int err;
+
+	/* Checks VM_SHARED and that the length equals the entry's. */
+	rdma_entry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+
+	entry = to_sroce_mmap_entry(rdma_entry);
+	err = remap_vmalloc_range(vma, entry->buf, 0);
+	rdma_user_mmap_entry_put(rdma_entry);
+	return err;
+}
+
+/**
+ * sroce_mmap_free() - free a ring once nothing refers to its entry
+ *	(ib_device_ops.mmap_free)
+ * @rdma_entry: the entry
+ *
+ * Context: process or any context the core drops the last entry
+ * reference in; vfree() copes with both.
+ */
+void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct sroce_mmap_entry *entry = to_sroce_mmap_entry(rdma_entry);
+
+	vfree(entry->buf);
+	kfree(entry);
+}
+
+/* Tell the CQ's owner that it lost a CQE (IBTA 11.6.2, CQ overrun). */
+static void sroce_cq_raise_error(struct sroce_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+/*
+ * Should this CQE wake the consumer?  IBTA 11.4.2.2: a solicited
+ * notification fires for solicited and for unsuccessful completions.
+ * Disarms the CQ when it fires.
+ */
+static bool sroce_cq_should_notify(struct sroce_cq *cq,
+				   const struct sroce_cqe *cqe, bool solicited)
+{
+	lockdep_assert_held(&cq->lock);
+
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || cqe->status != IB_WC_SUCCESS))) {
+		cq->notify = 0;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * sroce_cq_post() - add a CQE and signal the consumer if armed
+ * @cq: completion queue
+ * @cqe: entry to copy into the ring (userspace values, see sroce-abi.h)
+ * @solicited: the completion is for a solicited event
+ *
+ * The consumer index of a user CQ is written by the provider: it is read
+ * with an acquire load and a value more than the ring size away from our
+ * producer index counts as "full".  The producer index is published with a
+ * release store after the slot was written.  The event and completion
+ * handlers are called without @cq->lock held, because consumers call
+ * ib_req_notify_cq() (which takes it) from their completion handler.
+ *
+ * Context: any (takes @cq->lock with irqsave).
+ * Return: 0, or -ENOSPC when the CQ is full or overflowed earlier (an
+ * IB_EVENT_CQ_ERR is raised once and the CQE is lost, IBTA 11.4.2.1).
+ */
+int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
+		  bool solicited)
+{
+	struct sroce_queue *q = &cq->queue;
+	unsigned long flags;
+	bool notify;
+	u32 used;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (unlikely(cq->overflowed || !q->hdr)) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return -ENOSPC;
+	}
+
+	/* Wraps to a huge value when a hostile consumer runs ahead. */
+	used = q->kidx - smp_load_acquire(&q->hdr->consumer);
+	if (unlikely(used >= q->num)) {
+		cq->overflowed = true;
+		WRITE_ONCE(q->hdr->flags, q->hdr->flags | SROCE_QUEUE_F_ERROR);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		sroce_cq_raise_error(cq);
+		return -ENOSPC;
+	}
+
+	memcpy(sroce_queue_slot(q, q->kidx), cqe, sizeof(*cqe));
+	q->kidx++;
+	/* Publishes the CQE copied above; the consumer acquires. */
+	smp_store_release(&q->hdr->producer, q->kidx);
+	notify = sroce_cq_should_notify(cq, cqe, solicited);
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (notify && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	return 0;
+}

@@ -1,0 +1,1003 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The requester (IBTA vol. 1 9.5, 9.7.1-9.7.4): turns the send WQEs of a QP
+ * into request packets.
+ *
+ * Each WQE is copied out of the SQ ring into a kernel shadow entry before
+ * anything in it is read, then validated (the ring of a user QP is shared
+ * with userspace, which may change a slot at any time).  Messages are cut
+ * into path-MTU packets; an RDMA READ request reserves one PSN per expected
+ * response packet; AckReq is set on the last packet of a message and every
+ * SROCE_REQ_ACK_EVERY packets.  RC flow control keeps the requester within
+ * SROCE_REQ_WINDOW PSNs of the oldest unacknowledged one and within
+ * max_rd_atomic outstanding RDMA READs/atomics.
+ *
+ * Retransmission is go-back-N (9.7.5.1): sroce_req_rewind() moves the
+ * requester back to the oldest unacknowledged PSN; since a WQE keeps the
+ * PSNs it was given when first started and every packet but the last of a
+ * message is full, the packet of any PSN can be rebuilt from the WQE alone.
+ *
+ * Context: everything here runs in the QP's data path run, which owns the
+ * QP's RUNNING bit (asserted at the entry points): in the work item, in
+ * post_send or in the RX softirq; nothing may sleep.
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <rdma/ib_pack.h>
+
+#include "sroce.h"
+
+/* Send flags a WQE may carry; IBV_SEND_* equal IB_SEND_*. */
+#define SROCE_REQ_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\
+				 IB_SEND_SOLICITED | IB_SEND_INLINE |	\
+				 IB_SEND_IP_CSUM)
+
+/* Bytes of a send WQE before its SGE/inline area. */
+#define SROCE_REQ_WQE_HDR	offsetof(struct sroce_send_wqe, sge)
+
+/**
+ * struct sroce_req_pkt - the request packet being built
+ * @psn: its PSN
+ * @npsn: PSNs it uses: 1, or the responses an RDMA READ request asks for
+ * @off: message offset of its payload, or where a READ request starts
+ * @payload: payload bytes
+ * @opcode: BTH opcode
+ * @first: first packet of the message
+ * @last: last packet of the message
+ */
+struct sroce_req_pkt {
+	u32 psn;
+	u32 npsn;
+	u32 off;
+	u32 payload;
+	u8 opcode;
+	bool first;
+	bool last;
+};
+
+static bool sroce_req_is_ud(const struct sroce_qp *qp)
+{
+	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fetching and validating WQEs                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Class of a WQE opcode (enum ib_uverbs_wr_opcode) on a QP type, 0 when the
+ * QP type does not allow it (IBTA 9.8.3 table 91: UC has SEND and WRITE,
+ * UD has SEND; invalidate is RC only here).
+ */
+static u16 sroce_req_wr_class(enum ib_qp_type type, u32 opcode)
+{
+	u16 cls;
+
+	switch (opcode) {
+	case IB_UVERBS_WR_SEND:
+		cls = SROCE_WR_SEND;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_IMM:
+		cls = SROCE_WR_SEND | SROCE_WR_IMM;
+		break;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		cls = SROCE_WR_SEND | SROCE_WR_INV;
+		break;
+	case IB_UVERBS_WR_RDMA_WRITE:
+		cls = SROCE_WR_WRITE;
+		break;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+		cls = SROCE_WR_WRITE | SROCE_WR_IMM;
+		break;
+	case IB_UVERBS_WR_RDMA_READ:
+		cls = SROCE_WR_READ;
+		break;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
+		cls = SROCE_WR_ATOMIC | SROCE_WR_CMP_SWAP;
+		break;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		cls = SROCE_WR_ATOMIC;
+		break;
+	default:
+		return 0;
+	}
+	if (type == IB_QPT_RC)
+		return cls;
+	if (cls & SROCE_WR_INV)
+		return 0;
+	if (type == IB_QPT_UC)
+		return cls & (SROCE_WR_SEND | SROCE_WR_WRITE) ? cls : 0;
+	if (type == IB_QPT_UD || type == IB_QPT_GSI)
+		return cls & SROCE_WR_SEND ? cls : 0;
+	return 0;
+}
+
+/*
+ * Copy the slot of @idx out of the ring: the header first, then only the
+ * SGEs or inline bytes the copied header announces.  Return: false when it
+ * announces more than a slot holds.
+ */
+static bool sroce_req_copy_slot(struct sroce_qp *qp, u32 idx,
+				struct sroce_send_wqe *dst, bool header_only)
+{
+	const u8 *src = sroce_queue_slot(&qp->sq, idx);
+	size_t body;
+
+	memcpy(dst, src, SROCE_REQ_WQE_HDR);
+	if (header_only)
+		return true;
+	if (dst->send_flags & IB_SEND_INLINE) {
+		if (dst->inline_len > SROCE_MAX_INLINE)
+			return false;
+		body = dst->inline_len;
+	} else {
+		if (dst->num_sge > SROCE_MAX_SGE)
+			return false;
+		body = dst->num_sge * sizeof(struct sroce_sge);
+	}
+	memcpy((u8 *)dst + SROCE_REQ_WQE_HDR, src + SROCE_REQ_WQE_HDR, body);
+	return true;
+}
+
+/* Validate a copied WQE and compute its length (IBTA 10.8.3, 9.4). */
+static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
+					     struct sroce_req_wqe *w)
+{
+	const struct sroce_send_wqe *wqe = &w->wqe;
+
+	w->cls = sroce_req_wr_class(qp->type, wqe->opcode);
+	if (!w->cls || (wqe->send_flags & ~SROCE_REQ_SEND_FLAGS))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		if (w->cls & SROCE_WR_RD_ATOMIC)
+			return IB_WC_LOC_QP_OP_ERR;
+		w->length = wqe->inline_len;
+	} else if (sroce_sge_total(wqe->sge, wqe->num_sge, &w->length)) {
+		return IB_WC_LOC_LEN_ERR;
+	}
+	if (w->cls & SROCE_WR_ATOMIC) {
+		/* 9.4.5: an 8-byte aligned remote operand, an 8-byte result */
+		if (w->length < sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		if (!IS_ALIGNED(wqe->wr.atomic.remote_addr, sizeof(u64)))
+			return IB_WC_LOC_QP_OP_ERR;
+	}
+	if (w->length > SROCE_MAX_MSG_SIZE ||
+	    sroce_req_wqe_npsn(&qp->dp.req, w) > SROCE_REQ_MAX_WQE_PSNS)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * The producer index of the SQ is impossible: stop reading the ring, tell
+ * the provider through the ring flags, and fail the QP.
+ */
+static void sroce_req_sq_hostile(struct sroce_qp *qp)
+{
+	struct sroce_queue_hdr *hdr = qp->sq.hdr;
+
+	qp->dp.req.sq_broken = true;
+	WRITE_ONCE(hdr->flags, READ_ONCE(hdr->flags) | SROCE_QUEUE_F_ERROR);
+	sroce_req_fail(qp, NULL, IB_WC_LOC_QP_OP_ERR);
+}
+
+/**
+ * sroce_req_fetch_one() - copy the next posted WQE out of the SQ ring
+ * @qp: queue pair
+ * @header_only: copy only the header (wr_id, opcode, flags) without
+ *	validating it: for flushing
+ *
+ * The WQE at req.fetch_idx is copied into its shadow entry, reset to
+ * SROCE_WQE_POSTED and, unless @header_only, validated; an invalid WQE is
+ * failed (IB_WC_LOC_QP_OP_ERR or IB_WC_LOC_LEN_ERR) and the QP goes to
+ * ERR.  A producer index more than the ring size ahead, or behind what was
+ * already fetched, marks the ring SROCE_QUEUE_F_ERROR and fails the QP.
+ *
+ * Context: data path run (owns the QP's RUNNING bit).
+ * Return: 1 when a WQE was fetched, 0 when none is posted, -EIO for a
+ * hostile producer index, -EINVAL for an invalid WQE.
+ */
+int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
+{
+	struct sroce_req *req = &qp->dp.req;
+	enum ib_wc_status status;
+	struct sroce_req_wqe *w;
+	u32 avail;
+	bool ok;
+	int n;
+
+	sroce_dp_assert_run(qp);
+	if (req->sq_broken || !req->wqes)
+		return 0;
+	n = sroce_queue_count(&qp->sq);
+	avail = qp->sq.kidx + (u32)n - req->fetch_idx;
+	if (n < 0 || avail > req->num) {
+		sroce_req_sq_hostile(qp);
+		return -EIO;
+	}
+	if (!avail)
+		return 0;
+
+	w = sroce_req_wqe(req, req->fetch_idx);
+	w->state = SROCE_WQE_POSTED;
+	w->status = IB_WC_SUCCESS;
+	w->rd_slot = false;
+	w->cls = 0;
+	w->length = 0;
+	ok = sroce_req_copy_slot(qp, req->fetch_idx, &w->wqe, header_only);
+	req->fetch_idx++;
+	if (header_only)
+		return 1;
+
+	status = ok ? sroce_req_check_wqe(qp, w) : IB_WC_LOC_QP_OP_ERR;
+	if (status != IB_WC_SUCCESS) {
+		sroce_req_fail(qp, w, status);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* The WQE to send from next, fetching it from the ring if needed. */
+static struct sroce_req_wqe *sroce_req_next_wqe(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (req->send_idx == req->fetch_idx &&
+	    sroce_req_fetch_one(qp, false) <= 0)
+		return NULL;
+	return sroce_req_wqe(req, req->send_idx);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors, cursors, timers                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_req_fail() - fail a WQE and move the QP to ERR
+ * @qp: queue pair
+ * @w: the WQE that failed, or NULL when none is to blame
+ * @status: its completion status (enum ib_wc_status)
+ *
+ * The send side stops; the next flush completes the WQEs in order, @w
+ * with @status and the others with IB_WC_WR_FLUSH_ERR (IBTA 10.3.1.7,
+ * 10.8.3.1).  Calls sroce_qp_error() once.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
+		    enum ib_wc_status status)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_dp_assert_run(qp);
+	if (w && w->state != SROCE_WQE_ERROR) {
+		w->state = SROCE_WQE_ERROR;
+		w->status = status;
+	}
+	if (req->error)
+		return;
+	req->error = true;
+	sroce_qp_error(qp);
+}
+
+/**
+ * sroce_req_cursor_seek() - start an SGE cursor at a message offset
+ * @cur: cursor (released or never used: any MR reference is overwritten)
+ * @sge: the SGE list (a kernel copy)
+ * @num_sge: entries in @sge
+ * @off: bytes to skip
+ *
+ * No MR is looked up here; sroce_sge_copy() looks up the MR of the SGE
+ * the cursor stops in.
+ * Context: any.
+ */
+void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
+			   const struct sroce_sge *sge, u32 num_sge, u32 off)
+{
+	sroce_sge_cursor_init(cur, sge, num_sge);
+	while (off && cur->idx < num_sge) {
+		u32 n = min(off, sge[cur->idx].length);
+
+		off -= n;
+		if (n == sge[cur->idx].length)
+			cur->idx++;
+		else
+			cur->off = n;
+	}
+}
+
+/**
+ * sroce_req_release_cursors() - drop the MR references of both cursors
+ * @req: requester state
+ *
+ * Context: data path run, or sroce_dp_stop() once no run can happen.
+ */
+void sroce_req_release_cursors(struct sroce_req *req)
+{
+	if (req->cur_valid)
+		sroce_sge_cursor_release(&req->cur);
+	req->cur_valid = false;
+	if (req->rcur_valid)
+		sroce_sge_cursor_release(&req->rcur);
+	req->rcur_valid = false;
+}
+
+static void sroce_req_release_cur(struct sroce_req *req)
+{
+	if (req->cur_valid)
+		sroce_sge_cursor_release(&req->cur);
+	req->cur_valid = false;
+}
+
+/**
+ * sroce_req_arm_timer() - (re)arm a QP timer that holds a QP reference
+ * @qp: queue pair
+ * @t: qp->dp.req.retrans_timer or rnr_timer
+ * @expires: jiffies
+ *
+ * Takes a reference when the timer was not pending; the timer function
+ * drops it (a pending timer already holds one).
+ * Context: data path run.
+ */
+void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
+			 unsigned long expires)
+{
+	if (!mod_timer(t, expires))
+		sroce_qp_get(qp);
+}
+
+static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp,
+					   dp.req.tx_timer);
+
+	if (!test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
+		set_bit(SROCE_REQ_F_TX_RETRY, &qp->dp.req.flags);
+		sroce_qp_schedule(qp);
+	}
+	sroce_qp_put(qp);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * The network pushed back (or memory is short): send nothing until a
+ * short pause is over.  Not a loss; nothing is counted as retransmitted.
+ */
+static void sroce_req_backpressure(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	req->tx_blocked = true;
+	if (hrtimer_is_queued(&req->tx_timer))
+		return;
+	sroce_qp_get(qp);
+	hrtimer_start(&req->tx_timer, ns_to_ktime(SROCE_REQ_TX_RETRY_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building packets                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Opcode of a SEND or RDMA WRITE packet (IBTA 9.2, table 38).  SEND and
+ * WRITE share the layout FIRST, MIDDLE, LAST, LAST_IMM, ONLY, ONLY_IMM
+ * from @op_first on; invalidate has its own LAST and ONLY.
+ */
+static u8 sroce_req_seg_opcode(u16 cls, bool first, bool last, u8 op_first)
+{
+	bool imm = cls & SROCE_WR_IMM;
+
+	if (!last)
+		return first ? op_first : op_first + 1;
+	if (cls & SROCE_WR_INV)
+		return first ? IB_OPCODE_SEND_ONLY_WITH_INVALIDATE :
+			       IB_OPCODE_SEND_LAST_WITH_INVALIDATE;
+	if (first)
+		return op_first + (imm ? 5 : 4);
+	return op_first + (imm ? 3 : 2);
+}
+
+static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
+				const struct sroce_req_wqe *w,
+				bool first, bool last)
+{
+	u8 base = qp->type == IB_QPT_UC ? IB_OPCODE_UC : IB_OPCODE_RC;
+	u16 cls = w->cls;
+
+	if (sroce_req_is_ud(qp))
+		return cls & SROCE_WR_IMM ?
+		       IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE :
+		       IB_OPCODE_UD_SEND_ONLY;
+	if (cls & SROCE_WR_READ)
+		return IB_OPCODE_RC_RDMA_READ_REQUEST;
+	if (cls & SROCE_WR_ATOMIC)
+		return cls & SROCE_WR_CMP_SWAP ? IB_OPCODE_RC_COMPARE_SWAP :
+						 IB_OPCODE_RC_FETCH_ADD;
+	if (cls & SROCE_WR_WRITE)
+		return base + sroce_req_seg_opcode(cls, first, last,
+						   IB_OPCODE_RDMA_WRITE_FIRST);
+	return base + sroce_req_seg_opcode(cls, first, last,
+					   IB_OPCODE_SEND_FIRST);
+}
+
+/* Describe the packet of @w at req.psn. */
+static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
+			       struct sroce_req_pkt *p)
+{
+	struct sroce_req *req = &qp->dp.req;
+	u32 npsn = sroce_req_wqe_npsn(req, w);
+	u32 k = sroce_psn_diff(req->psn, w->first_psn);
+
+	p->psn = req->psn;
+	p->off = k * req->mtu;
+	p->first = !k;
+	if (w->cls & SROCE_WR_RD_ATOMIC) {
+		/* 9.7.4.1.3: a (re)sent READ asks for everything from p->off */
+		p->npsn = npsn - k;
+		p->payload = 0;
+		p->last = true;
+	} else {
+		p->npsn = 1;
+		p->payload = min(req->mtu, w->length - p->off);
+		p->last = k == npsn - 1;
+	}
+	p->opcode = sroce_req_next_opcode(qp, w, p->first, p->last);
+}
+
+static void sroce_req_fill_bth(struct sroce_qp *qp,
+			       const struct sroce_req_wqe *w,
+			       const struct sroce_req_pkt *p, void *hdr)
+{
+	struct sroce_req *req = &qp->dp.req;
+	u16 cls = w->cls;
+	bool se, ackreq = false;
+	u32 dqpn;
+
+	/* 9.2.3: SE on the last packet of a SEND or WRITE with immediate */
+	se = p->last && (w->wqe.send_flags & IB_SEND_SOLICITED) &&
+	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
+	if (qp->type == IB_QPT_RC) {
+		ackreq = p->last || ++req->noack_pkts >= SROCE_REQ_ACK_EVERY;
+		if (ackreq)
+			req->noack_pkts = 0;
+	}
+	dqpn = sroce_req_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : req->dest_qpn;
+	sroce_bth_init(hdr, p->opcode, se, -p->payload & 3, SROCE_DEFAULT_PKEY,
+		       dqpn, ackreq, p->psn);
+}
+
+/* DETH (9.3.2): the Q_Key rule of 10.2.5; QP1 always uses the GSI Q_Key. */
+static void sroce_req_fill_deth(const struct sroce_qp *qp,
+				const struct sroce_send_wqe *wqe,
+				struct sroce_deth *deth)
+{
+	u32 qkey = wqe->wr.ud.remote_qkey;
+	u32 sqpn = sroce_qpn(qp);
+
+	if (qp->type == IB_QPT_GSI) {
+		qkey = SROCE_GSI_QKEY;
+		sqpn = 1;
+	} else if (qkey & BIT(31)) {
+		qkey = qp->dp.req.qkey;
+	}
+	deth->qkey = cpu_to_be32(qkey);
+	deth->sqp = cpu_to_be32(sqpn & SROCE_QPN_MASK);
+}
+
+static void sroce_req_fill_atmeth(const struct sroce_req_wqe *w,
+				  struct sroce_atmeth *atm)
+{
+	const struct sroce_send_wqe *wqe = &w->wqe;
+
+	atm->va = cpu_to_be64(wqe->wr.atomic.remote_addr);
+	atm->rkey = cpu_to_be32(wqe->wr.atomic.rkey);
+	if (w->cls & SROCE_WR_CMP_SWAP) {
+		atm->swap_add = cpu_to_be64(wqe->wr.atomic.swap);
+		atm->comp = cpu_to_be64(wqe->wr.atomic.compare_add);
+	} else {
+		atm->swap_add = cpu_to_be64(wqe->wr.atomic.compare_add);
+		atm->comp = 0;
+	}
+}
+
+/* Extended headers the opcode table says the packet carries. */
+static void sroce_req_fill_ext(const struct sroce_qp *qp,
+			       const struct sroce_req_wqe *w,
+			       const struct sroce_req_pkt *p, u8 *hdr)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
+	const struct sroce_send_wqe *wqe = &w->wqe;
+
+	if (info->mask & SROCE_MASK_RETH) {
+		struct sroce_reth *reth =
+			(void *)(hdr + info->offset[SROCE_HDR_RETH]);
+
+		reth->va = cpu_to_be64(wqe->wr.rdma.remote_addr + p->off);
+		reth->rkey = cpu_to_be32(wqe->wr.rdma.rkey);
+		reth->len = cpu_to_be32(w->length - p->off);
+	}
+	if (info->mask & SROCE_MASK_IMMDT) {
+		struct sroce_immdt *imm =
+			(void *)(hdr + info->offset[SROCE_HDR_IMMDT]);
+
+		imm->imm = wqe->ex.imm_data;
+	}
+	if (info->mask & SROCE_MASK_IETH) {
+		struct sroce_ieth *ieth =
+			(void *)(hdr + info->offset[SROCE_HDR_IETH]);
+
+		ieth->rkey = cpu_to_be32(wqe->ex.invalidate_rkey);
+	}
+	if (info->mask & SROCE_MASK_ATMETH)
+		sroce_req_fill_atmeth(w, (void *)(hdr +
+				      info->offset[SROCE_HDR_ATMETH]));
+	if (info->mask & SROCE_MASK_DETH)
+		sroce_req_fill_deth(qp, wqe, (void *)(hdr +
+				    info->offset[SROCE_HDR_DETH]));
+}
+
+/*
+ * Gather the payload straight into the packet: inline bytes, or the SGEs
+ * through the cursor (which keeps the MR of its SGE, so consecutive
+ * packets do no MR lookup).  Return: 0, -EINVAL (SGEs too short),
+ * -EACCES/-EFAULT (local protection).
+ */
+static int sroce_req_gather(struct sroce_qp *qp, struct sroce_req_wqe *w,
+			    const struct sroce_req_pkt *p, u8 *dst)
+{
+	struct sroce_req *req = &qp->dp.req;
+	int err;
+
+	if (!p->payload)
+		return 0;
+	if (w->wqe.send_flags & IB_SEND_INLINE) {
+		memcpy(dst, w->wqe.inline_data + p->off, p->payload);
+		return 0;
+	}
+	if (!req->cur_valid || req->cur_off != p->off) {
+		sroce_req_release_cur(req);
+		sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge,
+				      p->off);
+		req->cur_valid = true;
+	}
+	err = sroce_sge_copy(qp->dev, qp->pd, &req->cur, dst, p->payload,
+			     SROCE_FROM_MR);
+	req->cur_off = err ? U32_MAX : p->off + p->payload;
+	return err;
+}
+
+/*
+ * Allocate and fill the packet.  Return: the skb, or NULL with @*err
+ * -EAGAIN (no memory: retry later) or a gather error.
+ */
+static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
+					      struct sroce_req_wqe *w,
+					      const struct sroce_req_pkt *p,
+					      const struct sroce_av *av,
+					      int *err)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
+	struct sroce_pkt_info pkt = {};
+	struct sk_buff *skb;
+
+	skb = sroce_net_alloc_skb(qp->dev, av, info->length, p->payload, &pkt);
+	if (unlikely(!skb)) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	sroce_req_fill_bth(qp, w, p, pkt.hdr);
+	sroce_req_fill_ext(qp, w, p, pkt.hdr);
+	*err = sroce_req_gather(qp, w, p, pkt.hdr + info->length);
+	if (unlikely(*err)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Bookkeeping after a packet left (or was lost on the way). */
+static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
+			      const struct sroce_req_pkt *p)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (sroce_psn_before(p->psn, req->max_psn))
+		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
+	req->psn = sroce_psn_add(p->psn, p->npsn);
+	if (sroce_psn_after(req->psn, req->max_psn))
+		req->max_psn = req->psn;
+	if (qp->type == IB_QPT_RC)
+		sroce_comp_arm_retrans(qp);
+	if (!p->last) {
+		w->state = SROCE_WQE_SENDING;
+		return;
+	}
+	req->send_idx++;
+	sroce_req_release_cur(req);
+	if (qp->type == IB_QPT_RC) {
+		w->state = SROCE_WQE_SENT;
+		return;
+	}
+	/* UC and UD: no ACK; the WQE completes when its last packet left */
+	w->state = SROCE_WQE_DONE;
+	req->comp_psn = req->psn;
+	sroce_comp_retire(qp);
+}
+
+/*
+ * Build and send the next packet of @w.  Return: 0 when it left (or the
+ * network dropped it: a loss the retransmit timer recovers), -EAGAIN on
+ * backpressure (nothing changed: the same packet is built again later),
+ * or a gather error (-EINVAL, -EACCES, -EFAULT).
+ */
+static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
+{
+	struct sroce_req *req = &qp->dp.req;
+	const struct sroce_av *av;
+	struct sroce_req_pkt p;
+	struct sk_buff *skb;
+	int err;
+
+	av = sroce_req_is_ud(qp) ? &req->ud_av : &req->av;
+	sroce_req_next_pkt(qp, w, &p);
+	skb = sroce_req_build_packet(qp, w, &p, av, &err);
+	if (!skb)
+		return err;
+	/* nothing was outstanding: the ACK timeout counts from now */
+	if (req->comp_psn == req->max_psn)
+		req->last_progress = jiffies;
+	err = sroce_net_xmit(qp->dev, qp, av, skb);
+	if (err == -EAGAIN)
+		return err;
+	sroce_req_advance(qp, w, &p);
+	return 0;
+}
+
+/* Initiator depth (IBTA 9.5): a READ or atomic needs one of the slots. */
+static bool sroce_req_take_rd_slot(struct sroce_req *req,
+				   struct sroce_req_wqe *w)
+{
+	if (!(w->cls & SROCE_WR_RD_ATOMIC) || w->rd_slot)
+		return true;
+	if (req->rd_outstanding >= req->max_rd_atomic)
+		return false;
+	w->rd_slot = true;
+	req->rd_outstanding++;
+	return true;
+}
+
+/* RC flow control: may a packet that uses @npsn PSNs leave now? */
+static bool sroce_req_window_ok(const struct sroce_req *req, u32 npsn)
+{
+	s32 ahead = sroce_psn_diff(req->psn, req->comp_psn);
+
+	return ahead <= 0 || (u32)ahead + npsn <= SROCE_REQ_WINDOW;
+}
+
+/* Give a new WQE its PSNs; they stay with it until it completes. */
+static void sroce_req_start(struct sroce_req *req, struct sroce_req_wqe *w)
+{
+	w->first_psn = req->psn;
+	w->last_psn = sroce_psn_add(req->psn, sroce_req_wqe_npsn(req, w) - 1);
+	req->issued_idx++;
+}
+
+/*
+ * May the next packet of @w leave now?  A WQE not started yet waits in
+ * SQD (no new WQEs, 10.3.1.4) and behind a fence (10.8.3.3: prior READs
+ * and atomics complete first), and is started when it may go.
+ */
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
+{
+	struct sroce_req *req = &qp->dp.req;
+	bool fresh = req->send_idx == req->issued_idx;
+	u32 npsn = 1;
+
+	if (fresh) {
+		if (req->state == IB_QPS_SQD)
+			return false;
+		if ((w->wqe.send_flags & IB_SEND_FENCE) && req->rd_outstanding)
+			return false;
+	}
+	if (!sroce_req_take_rd_slot(req, w))
+		return false;
+	if (qp->type == IB_QPT_RC) {
+		if (w->cls & SROCE_WR_READ)
+			npsn = fresh ? sroce_req_wqe_npsn(req, w) :
+			       sroce_psn_diff(w->last_psn, req->psn) + 1;
+		if (!sroce_req_window_ok(req, npsn))
+			return false;
+	}
+	if (fresh)
+		sroce_req_start(req, w);
+	return true;
+}
+
+/*
+ * UD specifics before sending @w: C10-93.1.1 (a message longer than the
+ * MTU is silently not sent, and completes without error), then the AH's
+ * address vector.  Return: true when @w is done with (faked or failed).
+ */
+static bool sroce_req_ud_prepare(struct sroce_qp *qp, struct sroce_req_wqe *w)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	if (w->length > req->mtu) {
+		req->send_idx++;
+		w->state = SROCE_WQE_DONE;
+		sroce_comp_retire(qp);
+		return true;
+	}
+	if (sroce_ah_lookup_av(qp->dev, w->wqe.wr.ud.ah_num, qp->pd,
+			       &req->ud_av)) {
+		sroce_req_fail(qp, w, IB_WC_LOC_QP_OP_ERR);
+		return true;
+	}
+	return false;
+}
+
+/* A packet could not be sent: pause on backpressure, else fail @w. */
+static void sroce_req_send_error(struct sroce_qp *qp, struct sroce_req_wqe *w,
+				 int err)
+{
+	if (err == -EAGAIN) {
+		sroce_req_backpressure(qp);
+		return;
+	}
+	sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+	sroce_req_fail(qp, w, err == -EINVAL ? IB_WC_LOC_LEN_ERR :
+					       IB_WC_LOC_PROT_ERR);
+}
+
+/* The requester's position must lie inside the WQE it sends from. */
+static bool sroce_req_position_ok(struct sroce_qp *qp,
+				  struct sroce_req_wqe *w)
+{
+	struct sroce_req *req = &qp->dp.req;
+	s32 k = sroce_psn_diff(req->psn, w->first_psn);
+
+	if (req->send_idx == req->issued_idx)
+		return true;
+	if (!WARN_ON_ONCE(k < 0 || k >= sroce_req_wqe_npsn(req, w)))
+		return true;
+	sroce_req_fail(qp, w, IB_WC_LOC_QP_OP_ERR);
+	return false;
+}
+
+static bool sroce_req_can_run(const struct sroce_req *req)
+{
+	return req->wqes && !req->error && !req->rnr_wait &&
+	       !req->tx_blocked &&
+	       (req->state == IB_QPS_RTS || req->state == IB_QPS_SQD);
+}
+
+/**
+ * sroce_req_run() - send new and retransmitted request packets
+ * @qp: queue pair
+ * @budget: most packets to send in this call
+ *
+ * Stops when the SQ is empty, a limit applies (window, initiator depth,
+ * fence, SQD), the network pushes back (a short pause follows), a WQE
+ * fails, or @budget packets were sent.  IBTA 9.7.
+ * Context: data path run (owns the QP's RUNNING bit).
+ * Return: true when @budget ran out and more may be ready to send.
+ */
+bool sroce_req_run(struct sroce_qp *qp, int budget)
+{
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_req_wqe *w;
+	int sent = 0;
+	int err;
+
+	sroce_dp_assert_run(qp);
+	if (test_and_clear_bit(SROCE_REQ_F_TX_RETRY, &req->flags))
+		req->tx_blocked = false;
+	if (!sroce_req_can_run(req))
+		return false;
+
+	while (sent < budget) {
+		w = sroce_req_next_wqe(qp);
+		if (!w || !sroce_req_position_ok(qp, w) ||
+		    !sroce_req_may_send(qp, w))
+			break;
+		if (sroce_req_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
+			if (req->error)
+				break;
+			continue;
+		}
+		err = sroce_req_send_packet(qp, w);
+		if (err) {
+			sroce_req_send_error(qp, w, err);
+			break;
+		}
+		sent++;
+	}
+	return sent >= budget;
+}
+
+/**
+ * sroce_req_rewind() - go back to the oldest unacknowledged PSN
+ * @qp: queue pair
+ *
+ * Go-back-N (IBTA 9.7.5.1): the next packet sent is req.comp_psn, rebuilt
+ * from the WQE holding it (the head of the SQ); the WQEs after it are sent
+ * again whole.  An RDMA READ is asked again from its first missing response
+ * on.  Also used to move forward when a late ACK acknowledged PSNs past the
+ * requester's position.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_rewind(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_req_wqe *w;
+	u32 idx;
+
+	sroce_dp_assert_run(qp);
+	sroce_req_release_cur(req);
+	for (idx = qp->sq.kidx; idx != req->issued_idx; idx++) {
+		w = sroce_req_wqe(req, idx);
+		if (w->state == SROCE_WQE_SENDING || w->state == SROCE_WQE_SENT)
+			w->state = SROCE_WQE_POSTED;
+	}
+	req->send_idx = qp->sq.kidx;
+	req->psn = req->comp_psn;
+	req->noack_pkts = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Set-up, attributes, reset                                           */
+/* ------------------------------------------------------------------ */
+
+static unsigned long sroce_req_timeout_jiffies(u8 timeout)
+{
+	u64 us = sroce_retry_timeout_us(timeout);
+
+	if (!us)
+		return 0;
+	return max_t(unsigned long, 1, nsecs_to_jiffies(us * NSEC_PER_USEC));
+}
+
+/**
+ * sroce_req_copy_attrs() - take the send side's copy of QP attributes
+ * @qp: queue pair
+ *
+ * Copies path, MTU, destination QPN, Q_Key, timeout, retry counts and
+ * initiator depth, and reloads the retry counters.
+ * Context: data path run, with qp->state_lock held as well.
+ */
+void sroce_req_copy_attrs(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	const struct ib_qp_attr *a = &qp->attr;
+	int mtu = qp->mtu;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (sroce_req_is_ud(qp))
+		mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
+	req->mtu = mtu > 0 ? mtu : 256;
+	req->av = qp->av;
+	req->dest_qpn = a->dest_qp_num & SROCE_QPN_MASK;
+	req->qkey = a->qkey;
+	req->timeout_jiffies = sroce_req_timeout_jiffies(a->timeout);
+	req->retry_max = a->retry_cnt & 7;
+	req->rnr_retry_max = a->rnr_retry & 7;
+	/* rdma_rxe blocks reads forever at 0; allow one instead */
+	req->max_rd_atomic = max_t(u32, a->max_rd_atomic, 1);
+	req->retry_cnt = req->retry_max;
+	req->rnr_retry = req->rnr_retry_max;
+}
+
+/**
+ * sroce_req_set_psn() - start sending at a new PSN (modify_qp sq_psn)
+ * @qp: queue pair
+ * @psn: 24-bit PSN
+ *
+ * Ignored while WQEs are in flight (they keep the PSNs they were given).
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_dp_assert_run(qp);
+	if (qp->sq.kidx != req->issued_idx)
+		return;
+	req->psn = psn & SROCE_PSN_MASK;
+	req->max_psn = req->psn;
+	req->comp_psn = req->psn;
+}
+
+/**
+ * sroce_req_reset() - return the send side to its RESET state
+ * @qp: queue pair
+ *
+ * Discards every posted WQE without completion (IBTA 10.3.1.1: RESET
+ * empties the queues), advancing the SQ consumer index to the producer's,
+ * and clears the PSNs, counters and waits.  Pending timers stay; when they
+ * fire they find nothing to do.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_reset(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+	int n;
+
+	sroce_dp_assert_run(qp);
+	sroce_req_release_cursors(req);
+	if (req->wqes && !req->sq_broken) {
+		n = sroce_queue_count(&qp->sq);
+		if (n > 0)
+			sroce_queue_consume(&qp->sq, n);
+	}
+	req->fetch_idx = qp->sq.kidx;
+	req->send_idx = qp->sq.kidx;
+	req->issued_idx = qp->sq.kidx;
+	req->psn = 0;
+	req->max_psn = 0;
+	req->comp_psn = 0;
+	req->noack_pkts = 0;
+	req->rd_outstanding = 0;
+	req->retrying = false;
+	req->rnr_wait = false;
+	req->tx_blocked = false;
+	req->error = false;
+	req->drained_event = false;
+	clear_bit(SROCE_REQ_F_TIMEOUT, &req->flags);
+	clear_bit(SROCE_REQ_F_RNR, &req->flags);
+	clear_bit(SROCE_REQ_F_TX_RETRY, &req->flags);
+}
+
+/**
+ * sroce_req_init() - set up the send side of a new QP
+ * @qp: QP with its SQ ring (qp->sq) set up
+ *
+ * Sets up the timers and allocates the shadow array (one entry per SQ
+ * slot).  On failure nothing needs undoing.
+ * Context: process (GFP_KERNEL).
+ * Return: 0, -EINVAL (SQ ring of an unexpected shape) or -ENOMEM.
+ */
+int sroce_req_init(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	timer_setup(&req->retrans_timer, sroce_comp_retrans_timer_fn, 0);
+	timer_setup(&req->rnr_timer, sroce_comp_rnr_timer_fn, 0);
+	hrtimer_init(&req->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	req->tx_timer.function = sroce_req_tx_timer_fn;
+	req->mtu = 256;
+	req->max_rd_atomic = 1;
+	req->fetch_idx = qp->sq.kidx;
+	req->send_idx = qp->sq.kidx;
+	req->issued_idx = qp->sq.kidx;
+
+	req->num = qp->sq.num;
+	if (!req->num)
+		return 0;
+	if (!is_power_of_2(req->num) ||
+	    qp->sq.slot_size < sizeof(struct sroce_send_wqe))
+		return -EINVAL;
+	req->wqes = kvcalloc(req->num, sizeof(*req->wqes), GFP_KERNEL);
+	return req->wqes ? 0 : -ENOMEM;
+}
+
+/**
+ * sroce_req_cleanup() - free the send side of a QP
+ * @qp: queue pair whose timers and work are stopped
+ *
+ * Context: process (sroce_dp_stop()).
+ */
+void sroce_req_cleanup(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->dp.req;
+
+	sroce_req_release_cursors(req);
+	kvfree(req->wqes);
+	req->wqes = NULL;
+}

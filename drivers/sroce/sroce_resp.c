@@ -1,0 +1,1745 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sroce_resp.c - the responder: request packets of RC, UC and UD queue
+ * pairs into memory and receive completions, and the responses they call
+ * for: ACK/NAK, RDMA READ responses and atomic ACKs (IBTA vol. 1 9.5,
+ * 9.7.4, 9.7.5, 9.8 and annex A17).
+ *
+ * A packet goes through small check steps (state, PSN, opcode sequence,
+ * access, length, resources) and then one "do" step per operation.  Every
+ * step returns an enum sroce_resp_ret; one error handler per transport
+ * turns a failure into the IBTA behaviour (NAK and error state for RC,
+ * silent drop of the message for UC/UD).
+ *
+ * Responses leave in request order through a small per-QP queue
+ * (sroce_resp.out): an ACK goes out at once when nothing is queued ahead
+ * of it, a long READ response is streamed from sroce_resp_run() a budget
+ * of packets at a time, and a packet the network pushes back (-EAGAIN) is
+ * rebuilt and sent again later.
+ *
+ * Context: the QP's work item, serialized per QP; nothing here sleeps, so
+ * the work loop may also call in from softirq.
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_pack.h>
+
+#include "sroce.h"
+
+/* Packets sent per call: from sroce_resp_rcv() and sroce_resp_run(). */
+#define SROCE_RESP_INLINE_BUDGET	8
+#define SROCE_RESP_RUN_BUDGET		128
+/* Bytes of the GRH area at the start of a UD receive buffer. */
+#define SROCE_GRH_SIZE			40
+/* Queued responses beyond which new ones are dropped (peer retries). */
+#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
+/* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
+#define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
+
+/* Outcome of a check or do step. */
+enum sroce_resp_ret {
+	SROCE_RESP_OK,
+	SROCE_RESP_DROP,	/* discard the packet, nothing else */
+	SROCE_RESP_RNR,		/* no receive WQE (RC: RNR NAK) */
+	SROCE_RESP_NAK_INV,	/* invalid request */
+	SROCE_RESP_NAK_ACC,	/* remote access error */
+	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
+};
+
+/* Atomic operations are atomic with respect to each other (IBTA 9.4.5). */
+static DEFINE_SPINLOCK(sroce_resp_atomic_lock);
+
+static inline struct sroce_resp *to_resp(struct sroce_qp *qp)
+{
+	return &qp->dp.resp;
+}
+
+static bool sroce_resp_state_rx(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+static void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn)
+{
+	WRITE_ONCE(resp->epsn, psn & SROCE_PSN_MASK);
+}
+
+/* ------------------------------------------------------------------ */
+/* Packet accessors                                                    */
+/* ------------------------------------------------------------------ */
+
+static u32 sroce_resp_hdr_len(const struct sroce_pkt_info *pkt)
+{
+	return sroce_opcode[pkt->opcode].length;
+}
+
+/* Payload bytes of a packet, or -1 when the lengths do not add up. */
+static s64 sroce_resp_payload_len(const struct sk_buff *skb,
+				  const struct sroce_pkt_info *pkt)
+{
+	u32 pad = sroce_bth_pad(sroce_pkt_bth(pkt));
+	u32 off = pkt->hdr - skb->data;
+	u32 fixed = sroce_resp_hdr_len(pkt) + pad + SROCE_ICRC_SIZE;
+
+	if (pkt->paylen < fixed || off + pkt->paylen > skb->len)
+		return -1;
+	return pkt->paylen - fixed;
+}
+
+/* Offset of the payload from skb->data. */
+static u32 sroce_resp_payload_off(const struct sk_buff *skb,
+				  const struct sroce_pkt_info *pkt)
+{
+	return (u32)(pkt->hdr - skb->data) + sroce_resp_hdr_len(pkt);
+}
+
+typedef int (*sroce_resp_chunk_fn)(struct sroce_qp *qp, void *buf, u32 len);
+
+/*
+ * Feed @len payload bytes at @off to @fn straight from the skb: the linear
+ * part in place, page fragments through skb_seq_read()'s mappings.
+ */
+static int sroce_resp_walk(struct sroce_qp *qp, struct sk_buff *skb, u32 off,
+			   u32 len, sroce_resp_chunk_fn fn)
+{
+	struct skb_seq_state st;
+	u32 done = 0, n;
+	const u8 *data;
+	int err = 0;
+
+	if (likely(off + len <= skb_headlen(skb)))
+		return fn(qp, skb->data + off, len);
+
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n) {
+			err = -EFAULT;
+			break;
+		}
+		n = min(n, len - done);
+		err = fn(qp, (void *)data, n);
+		if (err)
+			break;
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attribute snapshot, reset                                           */
+/* ------------------------------------------------------------------ */
+
+static void sroce_resp_msg_end(struct sroce_qp *qp);
+static void sroce_resp_out_clear(struct sroce_qp *qp);
+
+/* Forget everything about the connection (move to RESET, destroy). */
+static void sroce_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_resp_msg_end(qp);
+	sroce_resp_out_clear(qp);
+	if (resp->res)
+		memset(resp->res, 0, resp->res_cap * sizeof(*resp->res));
+	resp->res_head = 0;
+	sroce_resp_set_epsn(resp, 0);
+	resp->msn = 0;
+	resp->nak_sent = false;
+	resp->uc_drop = false;
+	resp->failed = false;
+}
+
+/*
+ * Size the responder resources to max_dest_rd_atomic (IBTA 9.5, o9-?):
+ * the queue is dropped first since it indexes them.  GFP_ATOMIC: callers
+ * may run in softirq.  On failure read/atomic requests are dropped (the
+ * requester retries) and the allocation is tried again later.
+ */
+static void sroce_resp_res_resize(struct sroce_qp *qp, u32 cap)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_resp_out_clear(qp);
+	kfree(resp->res);
+	resp->res = NULL;
+	resp->res_cap = 0;
+	resp->res_head = 0;
+	if (!cap)
+		return;
+	resp->res = kcalloc(cap, sizeof(*resp->res),
+			    GFP_ATOMIC | __GFP_NOWARN);
+	if (resp->res)
+		resp->res_cap = cap;
+}
+
+/*
+ * Copy the attributes the responder uses and pick up what
+ * sroce_resp_modify() left, under qp->state_lock.
+ */
+static void sroce_resp_sync(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_attr *a = &resp->attr;
+	bool reset, set_psn;
+	unsigned long flags;
+	u32 psn;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	a->state = qp->state;
+	a->access = qp->attr.qp_access_flags;
+	a->qkey = qp->attr.qkey;
+	a->mtu = max_t(u32, qp->mtu, 256);
+	a->dest_qpn = qp->attr.dest_qp_num & SROCE_QPN_MASK;
+	a->rnr_code = qp->attr.min_rnr_timer & SROCE_AETH_VAL_MASK;
+	a->max_rd = qp->type == IB_QPT_RC ? qp->attr.max_dest_rd_atomic : 0;
+	reset = resp->pend_reset;
+	set_psn = resp->pend_psn;
+	psn = resp->pend_psn_val;
+	resp->pend_reset = false;
+	resp->pend_psn = false;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (reset)
+		sroce_resp_reset(qp);
+	if (set_psn) {
+		sroce_resp_set_epsn(resp, psn);
+		resp->nak_sent = false;
+		resp->uc_drop = false;
+	}
+	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(a->state))
+		sroce_resp_res_resize(qp, a->max_rd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building and sending responses                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Allocate a response packet of @opcode with @payload bytes and fill its
+ * BTH; *@hdr points at the BTH.
+ */
+static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
+					u32 payload, u32 psn, u8 **hdr)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_pkt_info info = {};
+	struct sk_buff *skb;
+	u8 pad = (-payload) & 3;
+
+	skb = sroce_net_alloc_skb(qp->dev, &qp->av, sroce_opcode[opcode].length,
+				  payload, &info);
+	if (!skb)
+		return NULL;
+	info.qp = qp;
+	info.opcode = opcode;
+	info.mask = sroce_opcode[opcode].mask;
+	info.psn = psn;
+	*SROCE_PKT(skb) = info;
+	sroce_bth_init(sroce_pkt_bth(&info), opcode, false, pad,
+		       SROCE_DEFAULT_PKEY, resp->attr.dest_qpn, false, psn);
+	if (pad)
+		memset(info.hdr + sroce_opcode[opcode].length + payload, 0, pad);
+	*hdr = info.hdr;
+	return skb;
+}
+
+static void sroce_resp_set_aeth(u8 *hdr, u8 opcode, u8 syndrome, u32 msn)
+{
+	struct sroce_aeth *aeth;
+
+	aeth = (void *)(hdr + sroce_opcode[opcode].offset[SROCE_HDR_AETH]);
+	aeth->smsn = cpu_to_be32(sroce_aeth_encode(syndrome, msn));
+}
+
+/*
+ * Send an ACKNOWLEDGE (ACK, RNR NAK, NAK) or, with @opcode
+ * ATOMIC_ACKNOWLEDGE, an atomic ACK carrying @orig (IBTA 9.3.5, 9.5.3).
+ * Return: 0 when sent or lost, -EAGAIN when it must be sent again.
+ */
+static int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
+			       u32 psn, u32 msn, u64 orig)
+{
+	struct sroce_atmack *atmack;
+	struct sk_buff *skb;
+	u8 *hdr;
+	int err;
+
+	skb = sroce_resp_alloc(qp, opcode, 0, psn, &hdr);
+	if (!skb)
+		return -EAGAIN;
+	sroce_resp_set_aeth(hdr, opcode, syndrome, msn);
+	if (opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) {
+		atmack = (void *)(hdr +
+			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
+		atmack->orig = cpu_to_be64(orig);
+	}
+	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	return err == -EAGAIN ? -EAGAIN : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The response queue                                                  */
+/* ------------------------------------------------------------------ */
+
+static void sroce_resp_out_free(struct sroce_qp *qp, struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (o->kind != SROCE_OUT_ACK && o->res < resp->res_cap &&
+	    resp->res[o->res].busy)
+		resp->res[o->res].busy--;
+	if (o->kind == SROCE_OUT_READ && resp->rd_mr &&
+	    list_is_first(&o->list, &resp->out)) {
+		sroce_mr_put(resp->rd_mr);
+		resp->rd_mr = NULL;
+	}
+	list_del(&o->list);
+	resp->out_len--;
+	kfree(o);
+}
+
+/* Drop every queued response (reset, error, flush). */
+static void sroce_resp_out_clear(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o, *tmp;
+
+	list_for_each_entry_safe(o, tmp, &resp->out, list)
+		sroce_resp_out_free(qp, o);
+	if (resp->rd_mr) {
+		sroce_mr_put(resp->rd_mr);
+		resp->rd_mr = NULL;
+	}
+}
+
+/*
+ * A duplicate request at @psn restarts the responses from there: queued
+ * responses from @psn on are dropped, the requester sends their requests
+ * again (IBTA 9.7.5.1.3).
+ */
+static void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o, *tmp;
+
+	list_for_each_entry_safe_reverse(o, tmp, &resp->out, list) {
+		if (sroce_psn_diff(o->psn, psn) >= 0)
+			sroce_resp_out_free(qp, o);
+	}
+}
+
+static struct sroce_resp_out *sroce_resp_out_new(struct sroce_qp *qp, u8 kind,
+						 u32 psn)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o;
+
+	if (resp->out_len >= SROCE_RESP_MAX_OUT)
+		return NULL;
+	o = kzalloc(sizeof(*o), GFP_ATOMIC | __GFP_NOWARN);
+	if (!o)
+		return NULL;
+	o->kind = kind;
+	o->psn = psn & SROCE_PSN_MASK;
+	o->msn = resp->msn;
+	return o;
+}
+
+static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (o->kind != SROCE_OUT_ACK)
+		resp->res[o->res].busy++;
+	list_add_tail(&o->list, &resp->out);
+	resp->out_len++;
+}
+
+/* A plain ACK behind a queued plain ACK replaces it (ACKs are cumulative). */
+static bool sroce_resp_ack_coalesce(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *tail;
+
+	if (syndrome != SROCE_AETH_ACK_UNLIMITED || list_empty(&resp->out))
+		return false;
+	tail = list_last_entry(&resp->out, struct sroce_resp_out, list);
+	if (tail->kind != SROCE_OUT_ACK ||
+	    tail->syndrome != SROCE_AETH_ACK_UNLIMITED)
+		return false;
+	if (sroce_psn_after(psn, tail->psn)) {
+		tail->psn = psn;
+		tail->msn = resp->msn;
+	}
+	return true;
+}
+
+/*
+ * Answer with an ACK, RNR NAK or NAK for @psn carrying the current MSN:
+ * at once when no response is queued ahead of it, else behind them.
+ */
+static void sroce_resp_queue_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o;
+
+	psn &= SROCE_PSN_MASK;
+	if (list_empty(&resp->out) &&
+	    !sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syndrome, psn,
+				 resp->msn, 0))
+		return;
+	if (sroce_resp_ack_coalesce(qp, syndrome, psn))
+		return;
+	o = sroce_resp_out_new(qp, SROCE_OUT_ACK, psn);
+	if (!o)
+		return;		/* lost like a dropped packet */
+	o->syndrome = syndrome;
+	sroce_resp_out_add(qp, o);
+}
+
+/* ---- RDMA READ responses (IBTA 9.7.5.1.6, 9.4.4) ---- */
+
+static u8 sroce_resp_read_opcode(const struct sroce_resp_out *o, u32 mtu)
+{
+	bool last = o->resid <= mtu;
+
+	if (o->psn == o->first_psn)
+		return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
+	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/*
+ * MR of the stream at the head of the queue: looked up once per stream
+ * and kept with its reference; checked again for validity per packet.
+ */
+static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
+					   struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_mr *mr = resp->rd_mr;
+
+	if (!mr) {
+		mr = sroce_mr_lookup(qp->dev, o->rkey, true);
+		if (!mr)
+			return NULL;
+		if (sroce_mr_check(mr, qp->pd, o->va, o->resid,
+				   IB_ACCESS_REMOTE_READ)) {
+			sroce_mr_put(mr);
+			return NULL;
+		}
+		resp->rd_mr = mr;
+	}
+	return READ_ONCE(mr->valid) ? mr : NULL;
+}
+
+/*
+ * Send the next READ response packet of @o.  Return: 0 (sent or lost,
+ * the stream advanced), -EAGAIN (send it again later), -EACCES (the MR
+ * went away: remote access error).
+ */
+static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	u32 payload = min(o->resid, resp->attr.mtu);
+	u8 opcode = sroce_resp_read_opcode(o, resp->attr.mtu);
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb;
+	u8 *hdr;
+	int err;
+
+	if (payload) {
+		mr = sroce_resp_read_mr(qp, o);
+		if (!mr)
+			return -EACCES;
+	}
+	skb = sroce_resp_alloc(qp, opcode, payload, o->psn, &hdr);
+	if (!skb)
+		return -EAGAIN;
+	if (sroce_opcode[opcode].mask & SROCE_MASK_AETH)
+		sroce_resp_set_aeth(hdr, opcode, SROCE_AETH_ACK_UNLIMITED,
+				    o->msn);
+	if (payload)
+		sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
+			      payload, SROCE_FROM_MR);
+	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	if (err == -EAGAIN)
+		return -EAGAIN;
+	o->psn = sroce_psn_add(o->psn, 1);
+	o->va += payload;
+	o->resid -= payload;
+	return 0;
+}
+
+/* Send one packet of the response at the head of the queue. */
+static int sroce_resp_send_one(struct sroce_qp *qp, struct sroce_resp_out *o,
+			       bool *done)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	int err;
+
+	*done = true;
+	switch (o->kind) {
+	case SROCE_OUT_READ:
+		err = sroce_resp_send_read(qp, o);
+		*done = sroce_psn_after(o->psn, o->last_psn);
+		return err;
+	case SROCE_OUT_ATOMIC:
+		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+					   SROCE_AETH_ACK_UNLIMITED, o->psn,
+					   o->msn, resp->res[o->res].orig);
+	default:
+		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
+					   o->syndrome, o->psn, o->msn, 0);
+	}
+}
+
+static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
+
+/*
+ * Send up to @budget queued response packets.  Return: true while
+ * responses remain (budget spent or backpressure).
+ */
+static bool sroce_resp_push(struct sroce_qp *qp, int budget)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o;
+	bool done;
+	int err;
+
+	while (!list_empty(&resp->out)) {
+		if (budget-- <= 0)
+			return true;
+		o = list_first_entry(&resp->out, struct sroce_resp_out, list);
+		err = sroce_resp_send_one(qp, o, &done);
+		resp->tx_blocked = err == -EAGAIN;
+		if (err == -EAGAIN)
+			return true;
+		if (err) {
+			sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+			sroce_resp_fatal(qp, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS,
+					 o->psn);
+			return false;
+		}
+		if (done)
+			sroce_resp_out_free(qp, o);
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive WQEs and completions                                        */
+/* ------------------------------------------------------------------ */
+
+static void sroce_resp_msg_end(struct sroce_qp *qp)
+{
+	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+
+	if (msg->have_wqe)
+		sroce_sge_cursor_release(&msg->cur);
+	if (msg->mr)
+		sroce_mr_put(msg->mr);
+	msg->mr = NULL;
+	msg->have_wqe = false;
+	msg->op = SROCE_MSG_NONE;
+	msg->len = 0;
+	msg->resid = 0;
+}
+
+/* The provider broke the RQ ring: flag it; the QP goes to error. */
+static void sroce_resp_rq_hostile(struct sroce_qp *qp)
+{
+	struct sroce_queue_hdr *hdr = qp->rq.hdr;
+
+	WRITE_ONCE(hdr->flags, READ_ONCE(hdr->flags) | SROCE_QUEUE_F_ERROR);
+	sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+}
+
+/*
+ * Copy the receive WQE at the RQ consumer index and validate the copy.
+ * The slot stays unconsumed until the message completes (IBTA 10.8.3).
+ */
+static enum sroce_resp_ret sroce_resp_take_wqe(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_msg *msg = &resp->msg;
+	int n;
+
+	if (msg->have_wqe)
+		return SROCE_RESP_OK;
+	if (!qp->rq.hdr || !qp->rcq)
+		return SROCE_RESP_RNR;
+	n = sroce_queue_count(&qp->rq);
+	if (n < 0) {
+		sroce_resp_rq_hostile(qp);
+		return SROCE_RESP_NAK_OP;
+	}
+	if (!n)
+		return SROCE_RESP_RNR;
+	memcpy(&msg->wqe, sroce_queue_slot(&qp->rq, qp->rq.kidx),
+	       sizeof(msg->wqe));
+	msg->have_wqe = true;
+	if (msg->wqe.num_sge > SROCE_MAX_SGE) {
+		msg->wqe.num_sge = 0;
+		sroce_sge_cursor_init(&msg->cur, msg->wqe.sge, 0);
+		sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+		resp->wc_err = IB_WC_LOC_QP_OP_ERR;
+		return SROCE_RESP_NAK_OP;
+	}
+	sroce_sge_cursor_init(&msg->cur, msg->wqe.sge, msg->wqe.num_sge);
+	return SROCE_RESP_OK;
+}
+
+static void sroce_resp_cqe_init(struct sroce_qp *qp, struct sroce_cqe *cqe,
+				enum ib_wc_status status)
+{
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = to_resp(qp)->msg.wqe.wr_id;
+	cqe->status = status;
+	cqe->opcode = IB_WC_RECV;
+	cqe->qp_num = sroce_qpn(qp);
+}
+
+/*
+ * Consume the RQ slot of the current WQE, end the message and post @cqe
+ * (IBTA 10.8.3).  Return: 0, or -ENOSPC when the CQ overflowed.
+ */
+static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
+			   bool solicited)
+{
+	sroce_queue_consume(&qp->rq, 1);
+	sroce_resp_msg_end(qp);
+	return sroce_cq_post(qp->rcq, cqe, solicited) == -ENOSPC ? -ENOSPC : 0;
+}
+
+/* Complete the WQE of the current message, if any, with an error. */
+static void sroce_resp_complete_err(struct sroce_qp *qp,
+				    enum ib_wc_status status)
+{
+	struct sroce_cqe cqe;
+
+	if (!to_resp(qp)->msg.have_wqe)
+		return;
+	sroce_resp_cqe_init(qp, &cqe, status);
+	sroce_resp_post(qp, &cqe, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Error handling                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Classes A and C (IBTA 9.9.3): send the NAK (best effort, responses
+ * still queued are dropped: the connection is going down), stop taking
+ * packets and move the QP to the error state, which flushes its WQEs.
+ * @syndrome 0 sends nothing.
+ */
+static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_resp_out_clear(qp);
+	if (syndrome)
+		sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syndrome,
+				    psn, resp->msn, 0);
+	sroce_resp_msg_end(qp);
+	resp->failed = true;
+	sroce_qp_error(qp);
+}
+
+static enum ib_wc_status sroce_resp_err_status(struct sroce_resp *resp,
+					       enum sroce_resp_ret ret)
+{
+	if (resp->wc_err)
+		return resp->wc_err;
+	switch (ret) {
+	case SROCE_RESP_NAK_ACC:
+		return IB_WC_LOC_ACCESS_ERR;
+	case SROCE_RESP_NAK_OP:
+		return IB_WC_LOC_QP_OP_ERR;
+	default:
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+}
+
+static u8 sroce_resp_nak_syndrome(enum sroce_resp_ret ret)
+{
+	switch (ret) {
+	case SROCE_RESP_NAK_ACC:
+		return SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS;
+	case SROCE_RESP_NAK_OP:
+		return SROCE_AETH_NAK | SROCE_NAK_REM_OP_ERR;
+	default:
+		return SROCE_AETH_NAK | SROCE_NAK_INVALID_REQ;
+	}
+}
+
+/*
+ * RC failure of the request at @pkt (IBTA 9.7.5.2, 9.9.3): RNR NAK and
+ * wait for the retry (class B), or NAK, complete the WQE in progress with
+ * an error and go to the error state (classes A and C).
+ */
+static void sroce_resp_rc_error(struct sroce_qp *qp,
+				const struct sroce_pkt_info *pkt,
+				enum sroce_resp_ret ret)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	switch (ret) {
+	case SROCE_RESP_OK:
+	case SROCE_RESP_DROP:
+		return;
+	case SROCE_RESP_RNR:
+		sroce_counter_inc(qp->dev, SROCE_CNT_SND_RNR);
+		if (pkt->mask & SROCE_MASK_START)
+			sroce_resp_msg_end(qp);
+		resp->nak_sent = true;
+		sroce_resp_queue_ack(qp, SROCE_AETH_RNR_NAK |
+				     resp->attr.rnr_code, pkt->psn);
+		return;
+	default:
+		break;
+	}
+	sroce_resp_complete_err(qp, sroce_resp_err_status(resp, ret));
+	sroce_resp_fatal(qp, sroce_resp_nak_syndrome(ret), pkt->psn);
+}
+
+/*
+ * UC/UD failure (IBTA 9.8.3, 9.9.3): a local QP error (class A) completes
+ * the WQE in progress and moves the QP to error; anything else drops the
+ * rest of the message silently and keeps the WQE for the next one.
+ */
+static void sroce_resp_unrel_error(struct sroce_qp *qp,
+				   enum sroce_resp_ret ret)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (ret == SROCE_RESP_OK)
+		return;
+	if (ret == SROCE_RESP_NAK_OP) {
+		sroce_resp_complete_err(qp, sroce_resp_err_status(resp, ret));
+		sroce_resp_fatal(qp, 0, 0);
+		return;
+	}
+	sroce_resp_msg_end(qp);
+	resp->uc_drop = true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks                                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Opcode sequence (IBTA 9.7.4.1.4 / C9-88): a message in progress only
+ * takes its own MIDDLE/LAST packets; otherwise a packet must start one.
+ */
+static bool sroce_resp_op_seq_ok(const struct sroce_resp *resp, u32 mask)
+{
+	bool start = mask & SROCE_MASK_START;
+
+	switch (resp->msg.op) {
+	case SROCE_MSG_SEND:
+		return !start && (mask & SROCE_MASK_SEND);
+	case SROCE_MSG_WRITE:
+		return !start && (mask & SROCE_MASK_WRITE);
+	default:
+		return start;
+	}
+}
+
+/* The QP's access flags enable the operation (IBTA 9.7.5.1.2, C9-?). */
+static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
+{
+	int acc = resp->attr.access;
+
+	if (mask & SROCE_MASK_WRITE)
+		return acc & IB_ACCESS_REMOTE_WRITE;
+	if (mask & SROCE_MASK_READ)
+		return acc & IB_ACCESS_REMOTE_READ;
+	if (mask & SROCE_MASK_ATOMIC)
+		return acc & IB_ACCESS_REMOTE_ATOMIC;
+	return true;
+}
+
+/*
+ * Payload length of a SEND packet (IBTA 9.7.5.1.4): FIRST/MIDDLE carry
+ * exactly one path MTU and no pad, LAST 1..MTU bytes, ONLY 0..MTU.
+ */
+static bool sroce_resp_send_len_ok(const struct sroce_resp *resp,
+				   const struct sroce_pkt_info *pkt, u32 len)
+{
+	if (!(pkt->mask & SROCE_MASK_END))
+		return len == resp->attr.mtu &&
+		       !sroce_bth_pad(sroce_pkt_bth(pkt));
+	if (len > resp->attr.mtu)
+		return false;
+	return len || (pkt->mask & SROCE_MASK_START);
+}
+
+/*
+ * Payload length of an RDMA WRITE packet against what the RETH announced
+ * (IBTA 9.7.5.1.4): FIRST/MIDDLE one MTU with more to come, LAST/ONLY
+ * exactly the rest.
+ */
+static bool sroce_resp_write_len_ok(const struct sroce_resp *resp,
+				    const struct sroce_pkt_info *pkt, u32 len)
+{
+	if (!(pkt->mask & SROCE_MASK_END))
+		return len == resp->attr.mtu && len < resp->msg.resid &&
+		       !sroce_bth_pad(sroce_pkt_bth(pkt));
+	return len == resp->msg.resid;
+}
+
+/*
+ * Look up @rkey and check [@va, @va + @len) for @access on the QP's PD
+ * (IBTA 9.7.5.1.2, 10.6.3).  Return: the MR with a reference, or NULL.
+ */
+static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
+					u64 len, int access)
+{
+	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
+
+	if (mr && sroce_mr_check(mr, qp->pd, va, len, access)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	if (!mr)
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+	return mr;
+}
+
+/*
+ * A new READ or atomic needs a free responder resource (IBTA 9.5, C9-?):
+ * none configured, or all still answering, is an invalid request.
+ */
+static enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (!resp->attr.max_rd) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	if (!resp->res_cap)
+		return SROCE_RESP_DROP;	/* allocation failed, retry */
+	if (resp->res[resp->res_head].busy) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	return SROCE_RESP_OK;
+}
+
+/* Take the resource sroce_resp_check_res() found free. */
+static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
+						  u8 type, u32 psn, u32 npsn,
+						  u16 *idx)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_res *res = &resp->res[resp->res_head];
+
+	*idx = resp->res_head;
+	resp->res_head = (resp->res_head + 1) % resp->res_cap;
+	memset(res, 0, sizeof(*res));
+	res->type = type;
+	res->first_psn = psn;
+	res->last_psn = sroce_psn_add(psn, npsn - 1);
+	return res;
+}
+
+/* ------------------------------------------------------------------ */
+/* SEND                                                                */
+/* ------------------------------------------------------------------ */
+
+static int sroce_resp_chunk_sge(struct sroce_qp *qp, void *buf, u32 len)
+{
+	return sroce_sge_copy(qp->dev, qp->pd, &to_resp(qp)->msg.cur, buf, len,
+			      SROCE_TO_MR);
+}
+
+/*
+ * Map a failed scatter (IBTA 9.7.5.1.4, 10.8.3.1): a list too short is a
+ * length error (RC: NAK invalid request; UC/UD: the message is dropped),
+ * a bad lkey a protection error (RC: NAK remote operational error).
+ */
+static enum sroce_resp_ret sroce_resp_sge_err(struct sroce_qp *qp, int err)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (err == -EINVAL) {
+		resp->wc_err = IB_WC_LOC_LEN_ERR;
+		sroce_counter_inc(qp->dev, qp->type == IB_QPT_RC ?
+				  SROCE_CNT_REMOTE_INVALID_REQ :
+				  SROCE_CNT_RX_DROP_MALFORMED);
+		return SROCE_RESP_NAK_INV;
+	}
+	resp->wc_err = IB_WC_LOC_PROT_ERR;
+	sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+	return SROCE_RESP_NAK_OP;
+}
+
+/* Scatter @len payload bytes at @off into the receive WQE. */
+static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
+					      struct sk_buff *skb, u32 off,
+					      u32 len)
+{
+	int err = 0;
+
+	if (len)
+		err = sroce_resp_walk(qp, skb, off, len, sroce_resp_chunk_sge);
+	if (err)
+		return sroce_resp_sge_err(qp, err);
+	to_resp(qp)->msg.len += len;
+	return SROCE_RESP_OK;
+}
+
+/*
+ * SEND with Invalidate: invalidate the MR named by the IETH R_Key, which
+ * must belong to the QP's PD (IBTA 9.4.1.1, 10.6.6, o10-?).
+ */
+static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
+{
+	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
+	bool ok = mr && mr->pd == qp->pd;
+
+	if (ok)
+		WRITE_ONCE(mr->valid, false);
+	if (mr)
+		sroce_mr_put(mr);
+	if (ok)
+		return SROCE_RESP_OK;
+	sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+	to_resp(qp)->wc_err = IB_WC_REM_INV_REQ_ERR;
+	return SROCE_RESP_NAK_INV;
+}
+
+/* Last packet of a SEND: invalidate, complete the WQE, count the MSN. */
+static enum sroce_resp_ret sroce_resp_send_done(struct sroce_qp *qp,
+						const struct sroce_pkt_info *pkt)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_cqe cqe;
+	u32 rkey = 0;
+
+	if (pkt->mask & SROCE_MASK_INV) {
+		struct sroce_ieth *ieth = sroce_pkt_hdr(pkt, SROCE_HDR_IETH);
+		enum sroce_resp_ret ret;
+
+		rkey = be32_to_cpu(ieth->rkey);
+		ret = sroce_resp_invalidate(qp, rkey);
+		if (ret)
+			return ret;
+	}
+	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
+	cqe.byte_len = resp->msg.len;
+	if (pkt->mask & SROCE_MASK_IMMDT) {
+		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+		cqe.ex.imm_data = ((struct sroce_immdt *)
+				   sroce_pkt_hdr(pkt, SROCE_HDR_IMMDT))->imm;
+	} else if (pkt->mask & SROCE_MASK_INV) {
+		cqe.wc_flags |= SROCE_WC_F_WITH_INV;
+		cqe.ex.invalidated_rkey = rkey;
+	}
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
+		return SROCE_RESP_NAK_OP;
+	return SROCE_RESP_OK;
+}
+
+/* SEND FIRST/MIDDLE/LAST/ONLY on RC or UC (IBTA 9.4.1, 9.7.5.1.4). */
+static enum sroce_resp_ret sroce_resp_do_send(struct sroce_qp *qp,
+					      struct sk_buff *skb,
+					      const struct sroce_pkt_info *pkt,
+					      u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	enum sroce_resp_ret ret;
+
+	if (!sroce_resp_send_len_ok(resp, pkt, len)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	if (pkt->mask & SROCE_MASK_START) {
+		ret = sroce_resp_take_wqe(qp);
+		if (ret)
+			return ret;
+		resp->msg.op = SROCE_MSG_SEND;
+		resp->msg.len = 0;
+	}
+	ret = sroce_resp_scatter(qp, skb, sroce_resp_payload_off(skb, pkt),
+				 len);
+	if (ret || !(pkt->mask & SROCE_MASK_END))
+		return ret;
+	return sroce_resp_send_done(qp, pkt);
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA WRITE                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * FIRST/ONLY: check the RETH once for the whole message and keep the MR
+ * with its reference until the last packet (IBTA 9.7.5.1.2).  A zero
+ * length write needs no valid R_Key.
+ */
+static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
+						  const struct sroce_pkt_info *pkt)
+{
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+	u32 len = be32_to_cpu(reth->len);
+	u64 va = be64_to_cpu(reth->va);
+
+	if (len > SROCE_MAX_MSG_SIZE) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	if (len) {
+		msg->mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), va, len,
+					  IB_ACCESS_REMOTE_WRITE);
+		if (!msg->mr)
+			return SROCE_RESP_NAK_ACC;
+	}
+	msg->op = SROCE_MSG_WRITE;
+	msg->va = va;
+	msg->resid = len;
+	msg->len = len;
+	return SROCE_RESP_OK;
+}
+
+static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
+{
+	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+
+	sroce_mr_copy(msg->mr, msg->va, buf, len, SROCE_TO_MR);
+	msg->va += len;
+	msg->resid -= len;
+	return 0;
+}
+
+/* Copy one WRITE packet's payload into the MR kept since FIRST. */
+static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
+						 struct sk_buff *skb,
+						 const struct sroce_pkt_info *pkt,
+						 u32 len)
+{
+	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+
+	if (!len)
+		return SROCE_RESP_OK;
+	if (!READ_ONCE(msg->mr->valid)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+		return SROCE_RESP_NAK_ACC;
+	}
+	sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
+			sroce_resp_chunk_mr);
+	return SROCE_RESP_OK;
+}
+
+/* WRITE with immediate: complete a receive WQE (IBTA 9.4.3, 10.8.3.1). */
+static enum sroce_resp_ret sroce_resp_write_imm_done(struct sroce_qp *qp,
+						     const struct sroce_pkt_info *pkt)
+{
+	struct sroce_immdt *immdt = sroce_pkt_hdr(pkt, SROCE_HDR_IMMDT);
+	struct sroce_cqe cqe;
+
+	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
+	cqe.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	cqe.byte_len = to_resp(qp)->msg.len;
+	cqe.wc_flags = SROCE_WC_F_WITH_IMM;
+	cqe.ex.imm_data = immdt->imm;
+	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
+		return SROCE_RESP_NAK_OP;
+	return SROCE_RESP_OK;
+}
+
+/* RDMA WRITE FIRST/MIDDLE/LAST/ONLY (+IMM) on RC or UC (IBTA 9.4.3). */
+static enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
+					       struct sk_buff *skb,
+					       const struct sroce_pkt_info *pkt,
+					       u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	bool imm = pkt->mask & SROCE_MASK_IMMDT;
+	enum sroce_resp_ret ret;
+
+	if (pkt->mask & SROCE_MASK_START) {
+		ret = sroce_resp_write_start(qp, pkt);
+		if (ret)
+			return ret;
+	}
+	if (!sroce_resp_write_len_ok(resp, pkt, len)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	if (imm) {
+		ret = sroce_resp_take_wqe(qp);
+		if (ret)
+			return ret;
+	}
+	ret = sroce_resp_write_data(qp, skb, pkt, len);
+	if (ret || !(pkt->mask & SROCE_MASK_END))
+		return ret;
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	if (imm)
+		return sroce_resp_write_imm_done(qp, pkt);
+	sroce_resp_msg_end(qp);
+	return SROCE_RESP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* RDMA READ and atomics (RC)                                          */
+/* ------------------------------------------------------------------ */
+
+static u32 sroce_resp_read_npsn(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/*
+ * Queue the response stream of a READ: PSNs from @psn, @len bytes from
+ * @va; @first_psn is the PSN of the original request.
+ */
+static enum sroce_resp_ret sroce_resp_queue_read(struct sroce_qp *qp,
+						 u16 res, u32 psn,
+						 u32 first_psn, u64 va,
+						 u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_out *o;
+
+	o = sroce_resp_out_new(qp, SROCE_OUT_READ, psn);
+	if (!o)
+		return SROCE_RESP_DROP;
+	o->res = res;
+	o->first_psn = first_psn;
+	o->last_psn = sroce_psn_add(psn, sroce_resp_read_npsn(len,
+							      resp->attr.mtu) - 1);
+	o->rkey = resp->res[res].rkey;
+	o->va = va;
+	o->resid = len;
+	sroce_resp_out_add(qp, o);
+	return SROCE_RESP_OK;
+}
+
+/*
+ * RDMA READ request (IBTA 9.4.4, 9.7.5.1.6): check the RETH, save a
+ * responder resource, count the MSN now (C9-148) and advance the expected
+ * PSN past every response packet; the responses are queued.
+ */
+static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
+					      const struct sroce_pkt_info *pkt)
+{
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	struct sroce_resp *resp = to_resp(qp);
+	u32 len = be32_to_cpu(reth->len), rkey = be32_to_cpu(reth->rkey);
+	u64 va = be64_to_cpu(reth->va);
+	struct sroce_resp_res *res;
+	enum sroce_resp_ret ret;
+	struct sroce_mr *mr;
+	u32 npsn;
+	u16 idx;
+
+	if (len > SROCE_MAX_MSG_SIZE) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	ret = sroce_resp_check_res(qp);
+	if (ret)
+		return ret;
+	if (len) {
+		mr = sroce_resp_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
+		if (!mr)
+			return SROCE_RESP_NAK_ACC;
+		sroce_mr_put(mr);
+	}
+	npsn = sroce_resp_read_npsn(len, resp->attr.mtu);
+	res = sroce_resp_res_take(qp, SROCE_RES_READ, pkt->psn, npsn, &idx);
+	res->va = va;
+	res->rkey = rkey;
+	res->length = len;
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	ret = sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len);
+	if (ret) {
+		res->type = SROCE_RES_FREE;
+		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
+		return ret;
+	}
+	sroce_resp_set_epsn(resp, resp->epsn + npsn);
+	return SROCE_RESP_OK;
+}
+
+/* Execute an atomic under the global atomic lock (IBTA 9.4.5). */
+static u64 sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
+				  u64 swap_add, u64 comp)
+{
+	unsigned long flags;
+	u64 orig, val;
+
+	spin_lock_irqsave(&sroce_resp_atomic_lock, flags);
+	sroce_mr_copy(mr, va, &orig, sizeof(orig), SROCE_FROM_MR);
+	if (!cswap || orig == comp) {
+		val = cswap ? swap_add : orig + swap_add;
+		sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_TO_MR);
+	}
+	spin_unlock_irqrestore(&sroce_resp_atomic_lock, flags);
+	return orig;
+}
+
+/* Save the original value and queue the ATOMIC ACKNOWLEDGE. */
+static enum sroce_resp_ret sroce_resp_queue_atomic(struct sroce_qp *qp,
+						   u16 res, u32 psn)
+{
+	struct sroce_resp_out *o;
+
+	o = sroce_resp_out_new(qp, SROCE_OUT_ATOMIC, psn);
+	if (!o)
+		return SROCE_RESP_DROP;
+	o->res = res;
+	sroce_resp_out_add(qp, o);
+	return SROCE_RESP_OK;
+}
+
+/*
+ * COMPARE_SWAP / FETCH_ADD (IBTA 9.4.5, 9.7.5.1.5): 8-byte aligned VA
+ * (else invalid request), remote atomic access, executed once; the
+ * original value is kept to answer duplicates.
+ */
+static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
+						const struct sroce_pkt_info *pkt)
+{
+	struct sroce_atmeth *ath = sroce_pkt_hdr(pkt, SROCE_HDR_ATMETH);
+	struct sroce_resp *resp = to_resp(qp);
+	u64 va = be64_to_cpu(ath->va);
+	struct sroce_resp_res *res;
+	enum sroce_resp_ret ret;
+	struct sroce_mr *mr;
+	u16 idx;
+
+	if (va & 7) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	ret = sroce_resp_check_res(qp);
+	if (ret)
+		return ret;
+	mr = sroce_resp_rkey(qp, be32_to_cpu(ath->rkey), va, sizeof(u64),
+			     IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return SROCE_RESP_NAK_ACC;
+	res = sroce_resp_res_take(qp, SROCE_RES_ATOMIC, pkt->psn, 1, &idx);
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	ret = sroce_resp_queue_atomic(qp, idx, pkt->psn);
+	if (ret) {
+		res->type = SROCE_RES_FREE;
+		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
+		sroce_mr_put(mr);
+		return ret;
+	}
+	res->orig = sroce_resp_atomic_exec(mr, va,
+					   pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+					   be64_to_cpu(ath->swap_add),
+					   be64_to_cpu(ath->comp));
+	sroce_mr_put(mr);
+	sroce_resp_set_epsn(resp, resp->epsn + 1);
+	return SROCE_RESP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Duplicates (IBTA 9.7.5.1.3)                                         */
+/* ------------------------------------------------------------------ */
+
+/* The resource a duplicate READ/atomic at @psn refers to, or NULL. */
+static struct sroce_resp_res *sroce_resp_res_find(struct sroce_qp *qp,
+						  u8 type, u32 psn, u16 *idx)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp_res *res;
+	u32 i;
+
+	for (i = 0; i < resp->res_cap; i++) {
+		res = &resp->res[i];
+		if (res->type != type ||
+		    sroce_psn_before(psn, res->first_psn) ||
+		    sroce_psn_after(psn, res->last_psn))
+			continue;
+		*idx = i;
+		return res;
+	}
+	return NULL;
+}
+
+/*
+ * Duplicate READ: replay the responses from its PSN, reading memory
+ * again, if it asks for part of what the saved request covered with the
+ * same R_Key; otherwise drop it (class D).
+ */
+static void sroce_resp_dup_read(struct sroce_qp *qp,
+				const struct sroce_pkt_info *pkt)
+{
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	struct sroce_resp *resp = to_resp(qp);
+	u32 len = be32_to_cpu(reth->len);
+	u64 va = be64_to_cpu(reth->va);
+	struct sroce_resp_res *res;
+	u32 last;
+	u16 idx;
+
+	res = sroce_resp_res_find(qp, SROCE_RES_READ, pkt->psn, &idx);
+	if (!res || be32_to_cpu(reth->rkey) != res->rkey ||
+	    va < res->va || len > res->length ||
+	    va - res->va > res->length - len)
+		return;
+	last = sroce_psn_add(pkt->psn,
+			     sroce_resp_read_npsn(len, resp->attr.mtu) - 1);
+	if (sroce_psn_after(last, res->last_psn))
+		return;
+	sroce_resp_out_drop_from(qp, pkt->psn);
+	sroce_resp_queue_read(qp, idx, pkt->psn, res->first_psn, va, len);
+}
+
+/* Duplicate atomic: send the saved result again, never re-execute. */
+static void sroce_resp_dup_atomic(struct sroce_qp *qp,
+				  const struct sroce_pkt_info *pkt)
+{
+	struct sroce_resp_res *res;
+	u16 idx;
+
+	res = sroce_resp_res_find(qp, SROCE_RES_ATOMIC, pkt->psn, &idx);
+	if (!res)
+		return;
+	sroce_resp_out_drop_from(qp, pkt->psn);
+	sroce_resp_queue_atomic(qp, idx, pkt->psn);
+}
+
+/*
+ * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
+ * not executed again, only acknowledged (with the current MSN) when it
+ * asks for an ACK; READs and atomics are answered again.
+ */
+static void sroce_resp_duplicate(struct sroce_qp *qp,
+				 const struct sroce_pkt_info *pkt)
+{
+	sroce_counter_inc(qp->dev, SROCE_CNT_DUP_REQ);
+	if (pkt->mask & SROCE_MASK_READ)
+		sroce_resp_dup_read(qp, pkt);
+	else if (pkt->mask & SROCE_MASK_ATOMIC)
+		sroce_resp_dup_atomic(qp, pkt);
+	else if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
+		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
+}
+
+/* ------------------------------------------------------------------ */
+/* RC                                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A request ahead of the expected PSN: one PSN sequence error NAK per gap
+ * (IBTA 9.7.5.1.1, C9-?), carrying the expected PSN; drop.
+ */
+static void sroce_resp_out_of_seq(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_counter_inc(qp->dev, SROCE_CNT_OUT_OF_SEQ_REQ);
+	if (resp->nak_sent)
+		return;
+	resp->nak_sent = true;
+	sroce_resp_queue_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+			     resp->epsn);
+}
+
+/* Run an in-sequence RC request; SEND/WRITE are acknowledged if asked. */
+static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
+						 struct sk_buff *skb,
+						 const struct sroce_pkt_info *pkt,
+						 u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	enum sroce_resp_ret ret;
+
+	if (pkt->mask & SROCE_MASK_READ)
+		return sroce_resp_do_read(qp, pkt);
+	if (pkt->mask & SROCE_MASK_ATOMIC)
+		return sroce_resp_do_atomic(qp, pkt);
+	if (pkt->mask & SROCE_MASK_SEND)
+		ret = sroce_resp_do_send(qp, skb, pkt, len);
+	else
+		ret = sroce_resp_do_write(qp, skb, pkt, len);
+	if (ret)
+		return ret;
+	sroce_resp_set_epsn(resp, pkt->psn + 1);
+	if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
+		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
+	return SROCE_RESP_OK;
+}
+
+/* RC request: PSN, opcode sequence and access checks, then execute. */
+static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_info *pkt, u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	s32 diff = sroce_psn_diff(pkt->psn, resp->epsn);
+	enum sroce_resp_ret ret;
+
+	if (diff > 0) {
+		sroce_resp_out_of_seq(qp);
+		return;
+	}
+	if (diff < 0) {
+		sroce_resp_duplicate(qp, pkt);
+		return;
+	}
+	resp->nak_sent = false;
+	if (!sroce_resp_op_seq_ok(resp, pkt->mask) ||
+	    !sroce_resp_op_allowed(resp, pkt->mask)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		ret = SROCE_RESP_NAK_INV;
+	} else {
+		ret = sroce_resp_rc_execute(qp, skb, pkt, len);
+	}
+	sroce_resp_rc_error(qp, pkt, ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* UC (IBTA 9.8)                                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * UC PSN check: after a gap the rest of the message is dropped and the
+ * next FIRST/ONLY packet starts over at its own PSN (IBTA 9.8.3).
+ */
+static bool sroce_resp_uc_psn_ok(struct sroce_qp *qp,
+				 const struct sroce_pkt_info *pkt)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	if (pkt->psn != resp->epsn) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_OUT_OF_SEQ_REQ);
+		sroce_resp_msg_end(qp);
+		resp->uc_drop = true;
+	}
+	sroce_resp_set_epsn(resp, pkt->psn + 1);
+	if (!resp->uc_drop)
+		return true;
+	if (!(pkt->mask & SROCE_MASK_START))
+		return false;
+	resp->uc_drop = false;
+	return true;
+}
+
+/* UC SEND or RDMA WRITE packet: no ACKs, errors drop the message. */
+static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_info *pkt, u32 len)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	enum sroce_resp_ret ret;
+
+	if (!sroce_resp_uc_psn_ok(qp, pkt))
+		return;
+	if (!sroce_resp_op_seq_ok(resp, pkt->mask)) {
+		/* a new message ends an unfinished one (C9-?) */
+		sroce_resp_msg_end(qp);
+		if (!(pkt->mask & SROCE_MASK_START)) {
+			sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+			resp->uc_drop = true;
+			return;
+		}
+	}
+	if (!sroce_resp_op_allowed(resp, pkt->mask)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		ret = SROCE_RESP_NAK_INV;
+	} else if (pkt->mask & SROCE_MASK_SEND) {
+		ret = sroce_resp_do_send(qp, skb, pkt, len);
+	} else {
+		ret = sroce_resp_do_write(qp, skb, pkt, len);
+	}
+	sroce_resp_unrel_error(qp, ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* UD and GSI (IBTA 9.8.4, 11.4.1.2)                                   */
+/* ------------------------------------------------------------------ */
+
+/* Q_Key check: the GSI QP's is fixed (IBTA 9.6.1.1, C9-49). */
+static bool sroce_resp_qkey_ok(struct sroce_qp *qp,
+			       const struct sroce_pkt_info *pkt)
+{
+	struct sroce_deth *deth = sroce_pkt_hdr(pkt, SROCE_HDR_DETH);
+	u32 want = qp->type == IB_QPT_GSI ? SROCE_GSI_QKEY :
+					     to_resp(qp)->attr.qkey;
+
+	return be32_to_cpu(deth->qkey) == want;
+}
+
+/*
+ * The 40-byte GRH area at the start of a UD receive buffer: the IPv6
+ * header, or 20 zero bytes and the IPv4 header (as the core expects,
+ * ib_get_rdma_header_version()).
+ */
+static enum sroce_resp_ret sroce_resp_ud_grh(struct sroce_qp *qp,
+					     struct sk_buff *skb,
+					     const struct sroce_pkt_info *pkt)
+{
+	u8 grh[SROCE_GRH_SIZE];
+	int err;
+
+	if (pkt->network_type == RDMA_NETWORK_IPV4) {
+		memset(grh, 0, SROCE_GRH_SIZE - sizeof(struct iphdr));
+		memcpy(grh + SROCE_GRH_SIZE - sizeof(struct iphdr), ip_hdr(skb),
+		       sizeof(struct iphdr));
+	} else {
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	}
+	err = sroce_resp_chunk_sge(qp, grh, SROCE_GRH_SIZE);
+	if (err)
+		return sroce_resp_sge_err(qp, err);
+	to_resp(qp)->msg.len = SROCE_GRH_SIZE;
+	return SROCE_RESP_OK;
+}
+
+/* Post the receive completion of a UD message. */
+static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
+					      const struct sroce_pkt_info *pkt,
+					      u32 len)
+{
+	struct sroce_deth *deth = sroce_pkt_hdr(pkt, SROCE_HDR_DETH);
+	struct sroce_cqe cqe;
+
+	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
+	cqe.byte_len = to_resp(qp)->msg.len;
+	cqe.src_qp = be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
+	cqe.wc_flags = SROCE_WC_F_GRH;
+	cqe.network_hdr_type = pkt->network_type;
+	if (pkt->mask & SROCE_MASK_IMMDT) {
+		cqe.wc_flags |= SROCE_WC_F_WITH_IMM;
+		cqe.ex.imm_data = ((struct sroce_immdt *)
+				   sroce_pkt_hdr(pkt, SROCE_HDR_IMMDT))->imm;
+	}
+	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
+		return SROCE_RESP_NAK_OP;
+	return SROCE_RESP_OK;
+}
+
+/*
+ * UD SEND ONLY (+IMM): Q_Key, then a receive WQE (none: silent drop),
+ * GRH area and payload; a buffer too small drops the datagram and keeps
+ * the WQE.
+ */
+static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_info *pkt, u32 len)
+{
+	enum sroce_resp_ret ret;
+
+	if (!sroce_resp_qkey_ok(qp, pkt)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_QKEY);
+		return;
+	}
+	if ((pkt->mask & (SROCE_MASK_START | SROCE_MASK_END)) !=
+	    (SROCE_MASK_START | SROCE_MASK_END)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		return;
+	}
+	ret = sroce_resp_take_wqe(qp);
+	if (!ret)
+		ret = sroce_resp_ud_grh(qp, skb, pkt);
+	if (!ret)
+		ret = sroce_resp_scatter(qp, skb,
+					 sroce_resp_payload_off(skb, pkt), len);
+	if (!ret)
+		ret = sroce_resp_ud_done(qp, pkt, len);
+	sroce_resp_unrel_error(qp, ret);
+	to_resp(qp)->uc_drop = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_resp_init() - set up the responder state of a new QP
+ * @qp: queue pair being created, not yet published
+ *
+ * Context: process (create_qp).  Nothing is allocated here; responder
+ * resources are sized when the QP reaches RTR (IBTA 9.5).
+ */
+void sroce_resp_init(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	memset(resp, 0, sizeof(*resp));
+	INIT_LIST_HEAD(&resp->out);
+}
+
+/**
+ * sroce_resp_modify() - note a QP attribute change for the responder
+ * @qp: queue pair; qp->attr and qp->state already hold the new values
+ * @mask: IB_QP_* attributes that were modified
+ * @old_state: state before the change
+ *
+ * Records the expected PSN given with IB_QP_RQ_PSN (IBTA 9.7.4.1.1,
+ * 10.3.1: INIT to RTR) and a move to RESET; the QP's work applies them
+ * before it handles the next packet (or in sroce_resp_run()), so
+ * responder state is only ever touched by the work.
+ *
+ * Context: qp->state_lock held (any context).
+ */
+void sroce_resp_modify(struct sroce_qp *qp, int mask,
+		       enum ib_qp_state old_state)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	lockdep_assert_held(&qp->state_lock);
+	if (qp->state == IB_QPS_RESET) {
+		resp->pend_reset = true;
+		resp->pend_psn = false;
+	} else if (mask & IB_QP_RQ_PSN) {
+		resp->pend_psn = true;
+		resp->pend_psn_val = qp->attr.rq_psn & SROCE_PSN_MASK;
+	}
+}
+
+/**
+ * sroce_resp_rcv() - handle one request packet for this QP
+ * @qp: destination queue pair
+ * @skb: validated request packet (SROCE_PKT(skb) filled: headers, ICRC,
+ *	QPN and transport already checked by RX); consumed here
+ *
+ * Accepts packets in RTR, RTS, SQD and SQE (IBTA 10.3.1), else drops them
+ * (SROCE_CNT_RX_DROP_STATE).  RC requests go through the PSN check
+ * (9.7.4.1, 9.7.5.1.1-3), opcode sequence (9.7.4.1.4), length and key
+ * checks (9.7.5.1.2, 9.7.5.1.4) and execute SEND/WRITE/READ/atomics with
+ * ACK/NAK/RNR NAK responses (9.7.5.2); UC (9.8.3) and UD/GSI (9.8.4)
+ * requests are placed without responses.  A few queued response packets
+ * are sent at once; sroce_resp_run() sends the rest.
+ *
+ * Context: the QP's work item (serialized per QP), or softirq with the
+ * same serialization; does not sleep.
+ */
+void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	struct sroce_resp *resp = to_resp(qp);
+	s64 len;
+
+	sroce_resp_sync(qp);
+	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
+		goto drop;
+	}
+	len = sroce_resp_payload_len(skb, pkt);
+	if (len < 0 || !(pkt->mask & SROCE_MASK_REQ)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		goto drop;
+	}
+	resp->wc_err = 0;
+	if (qp->type == IB_QPT_RC)
+		sroce_resp_rc(qp, skb, pkt, len);
+	else if (qp->type == IB_QPT_UC)
+		sroce_resp_uc(qp, skb, pkt, len);
+	else
+		sroce_resp_ud(qp, skb, pkt, len);
+	sroce_resp_push(qp, SROCE_RESP_INLINE_BUDGET);
+	consume_skb(skb);
+	return;
+drop:
+	kfree_skb(skb);
+}
+
+/**
+ * sroce_resp_run() - send queued responses
+ * @qp: queue pair
+ *
+ * Sends up to a budget of RDMA READ response packets, atomic ACKs and
+ * ACK/NAKs in request order (IBTA 9.7.5.1.6: a 1 MiB+ read goes out over
+ * several calls).  A packet the network pushes back (-EAGAIN from
+ * sroce_net_xmit()) is rebuilt and sent on a later call, nothing is lost.
+ * Outside RTR/RTS/SQD/SQE the queue is dropped.  Also applies a pending
+ * move to RESET, releasing held MRs: call it whenever the work runs.
+ *
+ * Context: the QP's work item; does not sleep.
+ * Return: true while responses remain to be sent.
+ */
+bool sroce_resp_run(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_resp_sync(qp);
+	if (list_empty(&resp->out))
+		return false;
+	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
+		sroce_resp_out_clear(qp);
+		return false;
+	}
+	return sroce_resp_push(qp, SROCE_RESP_RUN_BUDGET);
+}
+
+/**
+ * sroce_resp_flush() - flush the receive queue of a QP in the error state
+ * @qp: queue pair in IB_QPS_ERR
+ *
+ * Ends the message in progress, drops queued responses and completes
+ * every posted receive WQE with IB_WC_WR_FLUSH_ERR, keeping its wr_id,
+ * consuming it (IBTA 10.3.1 error state, 11.4.2.1).  Bounded by the ring
+ * size: a producer index beyond it marks the ring broken
+ * (SROCE_QUEUE_F_ERROR) and flushes nothing.  Does nothing unless the QP
+ * is in the error state.
+ *
+ * Context: the QP's work item; does not sleep.
+ */
+void sroce_resp_flush(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_recv_wqe *slot;
+	struct sroce_cqe cqe;
+	int n;
+
+	sroce_resp_sync(qp);
+	if (resp->attr.state != IB_QPS_ERR && !resp->failed)
+		return;
+	sroce_resp_msg_end(qp);
+	sroce_resp_out_clear(qp);
+	if (!qp->rq.hdr || !qp->rcq)
+		return;
+	n = sroce_queue_count(&qp->rq);
+	if (n < 0) {
+		sroce_resp_rq_hostile(qp);
+		return;
+	}
+	while (n-- > 0) {
+		slot = sroce_queue_slot(&qp->rq, qp->rq.kidx);
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.wr_id = READ_ONCE(slot->wr_id);
+		cqe.status = IB_WC_WR_FLUSH_ERR;
+		cqe.opcode = IB_WC_RECV;
+		cqe.qp_num = sroce_qpn(qp);
+		sroce_queue_consume(&qp->rq, 1);
+		sroce_cq_post(qp->rcq, &cqe, true);
+	}
+}
+
+/**
+ * sroce_resp_stop() - release the responder's resources
+ * @qp: queue pair being destroyed; its work no longer runs
+ *
+ * Drops held MR references (RDMA WRITE in progress, READ response
+ * stream, receive SGE cursor), queued responses and the responder
+ * resources.
+ *
+ * Context: process (destroy_qp), after the work was cancelled.
+ */
+void sroce_resp_stop(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_resp(qp);
+
+	sroce_resp_reset(qp);
+	kfree(resp->res);
+	resp->res = NULL;
+	resp->res_cap = 0;
+}

@@ -1,0 +1,1179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verb entry points (struct ib_device_ops): check the input,
+ * allocate, reply.  Object internals live in sroce_qp.c, sroce_mr.c and
+ * sroce_queue.c.
+ *
+ * Errors follow what rdma-core documents for the verbs: EINVAL for bad
+ * attributes or masks, ENOMEM for exhausted resources or full rings,
+ * EOPNOTSUPP for features we do not offer (SRQ, XRC, memory windows,
+ * resize_cq, alternate paths), EFAULT when a udata copy fails.
+ *
+ * Driver data exchanged with the provider (sroce-abi.h): every create verb
+ * of a user object answers with its response struct; no verb takes driver
+ * input, so non-zero input bytes are refused.
+ */
+
+#include <linux/netdevice.h>
+#include <linux/log2.h>
+#include <rdma/ib_mad.h>
+
+#include "sroce.h"
+#include "sroce_verbs.h"
+
+/* Send flags a kernel WR may carry (same values as IB_UVERBS_SEND_*). */
+#define SROCE_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
+				 IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+#define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_RC_RNR_NAK_GEN | \
+				 IB_DEVICE_SYS_IMAGE_GUID | \
+				 IB_DEVICE_PORT_ACTIVE_EVENT)
+
+/* ------------------------------------------------------------------ */
+/* udata helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* We define no driver input: accept none, or only zero bytes. */
+static int sroce_udata_in_ok(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+/* The provider must have room for our whole response. */
+static int sroce_udata_ok(struct ib_udata *udata, size_t resp_len)
+{
+	if (!udata)
+		return 0;
+	if (udata->outlen < resp_len)
+		return -EINVAL;
+	return sroce_udata_in_ok(udata);
+}
+
+static struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
+{
+	struct sroce_ucontext *uc;
+
+	if (!udata)
+		return NULL;
+	uc = rdma_udata_to_drv_context(udata, struct sroce_ucontext, ibuc);
+	return &uc->ibuc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device and port                                                     */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_query_device() - device attributes (ib_device_ops.query_device)
+ * @ibdev: device
+ * @attr: filled completely; the core caches it in ibdev->attrs at
+ *	registration, so kernel_cap_flags must be set here
+ * @uhw: driver data of ibv_query_device_ex; we define none
+ *
+ * Context: process.
+ * Return: 0, or -EINVAL when @uhw carries driver data.
+ */
+int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *uhw)
+{
+	if (uhw && (uhw->inlen || uhw->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = SROCE_MAX_MR_SIZE;
+	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
+	attr->vendor_id = 0;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_ah = SROCE_MAX_AH;
+	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
+	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
+	return 0;
+}
+
+/**
+ * sroce_query_port() - port attributes (ib_device_ops.query_port)
+ * @ibdev: device
+ * @port_num: 1
+ * @attr: zeroed by the core; state follows the netdev's carrier, the MTUs
+ *	its MTU, speed and width its ethtool link speed
+ *
+ * Context: process; takes RTNL (ib_get_eth_speed()), so never call it with
+ * RTNL held.
+ * Return: 0, or -EINVAL for another port.
+ */
+int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+		     struct ib_port_attr *attr)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibdev);
+
+	if (port_num != SROCE_PORT_NUM)
+		return -EINVAL;
+
+	attr->state = READ_ONCE(dev->port_state);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (dev->ndev->flags & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = READ_ONCE(dev->mtu_cap);
+	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SROCE_MAX_MSG_SIZE;
+	attr->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
+	attr->max_vl_num = 1;
+
+	/* Falls back to SDR x1 when the netdev reports no speed. */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+/**
+ * sroce_get_port_immutable() - fixed port properties
+ *	(ib_device_ops.get_port_immutable)
+ * @ibdev: device
+ * @port_num: 1
+ * @immutable: filled: RoCEv2 (UDP encapsulation; this includes IB_MAD and
+ *	IB_CM, so the core creates the GSI QP), table sizes, MAD size
+ *
+ * Context: process (device registration).
+ * Return: 0, or -EINVAL for another port.
+ */
+int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_immutable *immutable)
+{
+	if (port_num != SROCE_PORT_NUM)
+		return -EINVAL;
+
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = SROCE_PKEY_TBL_LEN;
+	immutable->gid_tbl_len = SROCE_GID_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+/**
+ * sroce_get_link_layer() - link layer of a port (ib_device_ops.get_link_layer)
+ * @ibdev: device
+ * @port_num: 1
+ *
+ * Context: any.
+ * Return: IB_LINK_LAYER_ETHERNET.
+ */
+enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+					  u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+/**
+ * sroce_query_pkey() - P_Key table entry (ib_device_ops.query_pkey)
+ * @ibdev: device
+ * @port_num: 1
+ * @index: table index; the table has one entry, the default full P_Key
+ * @pkey: filled with 0xffff
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for an index other than 0.
+ */
+int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+		     u16 *pkey)
+{
+	if (index >= SROCE_PKEY_TBL_LEN)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* User context, PD                                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_alloc_ucontext() - open a user context (ib_device_ops.alloc_ucontext)
+ * @ibuc: context the core allocated
+ * @udata: answered with struct sroce_alloc_ucontext_resp: ABI version and
+ *	the WQE/CQE sizes, which the provider checks against its own
+ *
+ * Context: process.
+ * Return: 0, -EINVAL (no room for the response, unknown input), -EFAULT.
+ */
+int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_ABI_VERSION,
+		.max_sge = SROCE_MAX_SGE,
+		.max_inline = SROCE_MAX_INLINE,
+		.send_wqe_size = sizeof(struct sroce_send_wqe),
+		.recv_wqe_size = sizeof(struct sroce_recv_wqe),
+		.cqe_size = sizeof(struct sroce_cqe),
+	};
+	int err;
+
+	if (!udata)
+		return -EINVAL;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/**
+ * sroce_dealloc_ucontext() - close a user context
+ *	(ib_device_ops.dealloc_ucontext)
+ * @ibuc: context; all its objects and mmap entries are gone already
+ *
+ * Context: process.
+ */
+void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/**
+ * sroce_disassociate_ucontext() - the device goes away under a live
+ *	context (ib_device_ops.disassociate_ucontext)
+ * @ibuc: context
+ *
+ * Nothing to do: the core has destroyed the context's objects through the
+ * normal destroy verbs, and ring pages a process still maps stay alive
+ * through the page references of its mapping.  Having this op lets
+ * `rdma link delete`, netdev removal and rmmod proceed while processes keep
+ * the uverbs file open (they then get EIO).
+ * Context: process.
+ */
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/**
+ * sroce_alloc_pd() - allocate a protection domain (ib_device_ops.alloc_pd)
+ * @ibpd: PD the core allocated
+ * @udata: user data; we answer nothing
+ *
+ * Context: process.
+ * Return: 0, or -EINVAL for unknown driver input.
+ */
+int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return sroce_udata_in_ok(udata);
+}
+
+/**
+ * sroce_dealloc_pd() - free a protection domain (ib_device_ops.dealloc_pd)
+ * @ibpd: PD; the core guarantees no object uses it any more
+ * @udata: user data
+ *
+ * Context: process.
+ * Return: 0.
+ */
+int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Give the AH a number for UD WQEs.  dev->ah_xa is taken with irqsave by
+ * every user: lookups copy the vector under the lock (sroce_ah_lookup_av()),
+ * because the core frees the AH right after destroy_ah.
+ */
+static int sroce_ah_alloc_num(struct sroce_dev *dev, struct sroce_ah *ah,
+			      bool sleepable)
+{
+	struct xa_limit limit = XA_LIMIT(1, SROCE_MAX_AH);
+	unsigned long flags;
+	u32 num;
+	int err;
+
+	if (sleepable) {
+		err = xa_alloc_cyclic_irq(&dev->ah_xa, &num, ah, limit,
+					  &dev->next_ah, GFP_KERNEL);
+	} else {
+		xa_lock_irqsave(&dev->ah_xa, flags);
+		err = __xa_alloc_cyclic(&dev->ah_xa, &num, ah, limit,
+					&dev->next_ah, GFP_ATOMIC);
+		xa_unlock_irqrestore(&dev->ah_xa, flags);
+	}
+	if (err < 0)
+		return err == -EBUSY ? -ENOMEM : err;
+	ah->ah_num = num;
+	return 0;
+}
+
+static void sroce_ah_free_num(struct sroce_dev *dev, struct sroce_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->ah_xa, flags);
+	__xa_erase(&dev->ah_xa, ah->ah_num);
+	xa_unlock_irqrestore(&dev->ah_xa, flags);
+}
+
+/**
+ * sroce_create_ah() - create an address handle (ib_device_ops.create_ah and
+ *	.create_user_ah)
+ * @ibah: AH the core allocated (pd and sgid_attr set)
+ * @init_attr: RoCE attributes with a GRH; flags tell whether we may sleep
+ * @udata: user AHs are answered with struct sroce_create_ah_resp
+ *
+ * Every AH, kernel or user, gets a number in dev->ah_xa: UD WQEs name it.
+ * Context: process, or atomic without RDMA_CREATE_AH_SLEEPABLE.
+ * Return: 0, -EINVAL (not RoCE, no GRH, wrong port, GID not ours, no room
+ * for the response), -ENOMEM, -EFAULT.
+ */
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibah->device);
+	struct rdma_ah_attr *attr = init_attr->ah_attr;
+	struct sroce_ah *ah = to_sroce_ah(ibah);
+	struct sroce_create_ah_resp resp = {};
+	int err;
+
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
+	    rdma_ah_get_port_num(attr) != SROCE_PORT_NUM)
+		return -EINVAL;
+
+	err = sroce_av_from_attr(dev, &ah->av, attr);
+	if (err)
+		return err;
+	err = sroce_ah_alloc_num(dev, ah, init_attr->flags &
+					  RDMA_CREATE_AH_SLEEPABLE);
+	if (err)
+		return err;
+
+	if (udata) {
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			sroce_ah_free_num(dev, ah);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * sroce_query_ah() - attributes of an AH (ib_device_ops.query_ah)
+ * @ibah: AH
+ * @attr: filled from the address vector; sgid_attr is left NULL (the core
+ *	owns that reference)
+ *
+ * Context: any.
+ * Return: 0.
+ */
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	const struct sroce_av *av = &to_sroce_ah(ibah)->av;
+	u8 sgid_index = ibah->sgid_attr ? ibah->sgid_attr->index : 0;
+	union ib_gid dgid;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(attr, SROCE_PORT_NUM);
+	rdma_ah_set_sl(attr, av->sl);
+	memcpy(dgid.raw, &av->daddr, sizeof(dgid.raw));
+	rdma_ah_set_grh(attr, &dgid, av->flow_label, sgid_index,
+			av->hop_limit, av->traffic_class);
+	memcpy(attr->roce.dmac, av->dmac, ETH_ALEN);
+	return 0;
+}
+
+/**
+ * sroce_destroy_ah() - destroy an AH (ib_device_ops.destroy_ah)
+ * @ibah: AH
+ * @flags: RDMA_DESTROY_AH_SLEEPABLE or 0; we never sleep
+ *
+ * Once the number is erased no lookup can copy the vector any more, so the
+ * core may free the AH when we return.
+ * Context: any.
+ * Return: 0.
+ */
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	sroce_ah_free_num(to_sroce_dev(ibah->device), to_sroce_ah(ibah));
+	return 0;
+}
+
+/**
+ * sroce_ah_lookup_av() - copy the address vector of an AH named by number
+ * @dev: device
+ * @ah_num: AH number from a UD WQE
+ * @pd: PD of the QP that names the AH; the AH must belong to it
+ * @av: where to copy the vector
+ *
+ * Context: any (takes dev->ah_xa's lock with irqsave).
+ * Return: 0, or -EINVAL when no AH of @pd has that number.
+ */
+int sroce_ah_lookup_av(struct sroce_dev *dev, u32 ah_num,
+		       const struct sroce_pd *pd, struct sroce_av *av)
+{
+	struct sroce_ah *ah;
+	unsigned long flags;
+	int err = -EINVAL;
+
+	xa_lock_irqsave(&dev->ah_xa, flags);
+	ah = xa_load(&dev->ah_xa, ah_num);
+	if (ah && ah->ibah.pd == &pd->ibpd) {
+		*av = ah->av;
+		err = 0;
+	}
+	xa_unlock_irqrestore(&dev->ah_xa, flags);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_create_cq() - create a completion queue (ib_device_ops.create_cq)
+ * @ibcq: CQ the core allocated
+ * @attr: cqe 1..SROCE_MAX_CQE, a valid comp_vector, no flags
+ * @udata: user CQs are answered with struct sroce_create_cq_resp (the ring)
+ *
+ * The ring gets the next power of two of @attr->cqe slots, all usable; the
+ * real size is reported in ibcq->cqe.
+ * Context: process.
+ * Return: 0, -EOPNOTSUPP (flags), -EINVAL, -ENOMEM, -EFAULT.
+ */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibcq->device);
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_create_cq_resp resp = {};
+	u32 num;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > SROCE_MAX_CQE ||
+	    attr->comp_vector >= ibcq->device->num_comp_vectors)
+		return -EINVAL;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+
+	spin_lock_init(&cq->lock);
+	cq->is_user = !!udata;
+	num = roundup_pow_of_two(attr->cqe);
+	err = sroce_queue_init(dev, &cq->queue, num, sizeof(struct sroce_cqe),
+			       sroce_udata_uctx(udata),
+			       udata ? &resp.mi : NULL);
+	if (err)
+		return err;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			sroce_queue_cleanup(&cq->queue);
+			return err;
+		}
+	}
+	ibcq->cqe = num;
+	return 0;
+}
+
+/**
+ * sroce_destroy_cq() - destroy a completion queue (ib_device_ops.destroy_cq)
+ * @ibcq: CQ; the core guarantees no QP uses it any more, and destroyed QPs
+ *	have no deferred work left, so nothing posts to it
+ * @udata: user data
+ *
+ * Context: process.
+ * Return: 0.
+ */
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+
+	sroce_queue_cleanup(&cq->queue);
+	return 0;
+}
+
+static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_UVERBS_WC_SEND:
+		return IB_WC_SEND;
+	case IB_UVERBS_WC_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case IB_UVERBS_WC_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_UVERBS_WC_COMP_SWAP:
+		return IB_WC_COMP_SWAP;
+	case IB_UVERBS_WC_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_UVERBS_WC_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_UVERBS_WC_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_UVERBS_WC_TSO:
+		return IB_WC_LSO;
+	case IB_WC_RECV_RDMA_WITH_IMM:	/* IBV_WC_RECV_RDMA_WITH_IMM */
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	default:			/* IBV_WC_RECV */
+		return IB_WC_RECV;
+	}
+}
+
+/*
+ * CQE flags hold the userspace IBV_WC_* bits; the kernel's differ from bit
+ * 2 on (IB_WC_WITH_INVALIDATE is bit 2, IBV_WC_WITH_INV bit 3).
+ */
+static int sroce_wc_flags(const struct sroce_cqe *cqe)
+{
+	int flags = 0;
+
+	if (cqe->wc_flags & SROCE_WC_F_GRH)
+		flags |= IB_WC_GRH;
+	if (cqe->wc_flags & SROCE_WC_F_WITH_IMM)
+		flags |= IB_WC_WITH_IMM;
+	if (cqe->wc_flags & SROCE_WC_F_WITH_INV)
+		flags |= IB_WC_WITH_INVALIDATE;
+	if (cqe->network_hdr_type)
+		flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	return flags;
+}
+
+/* The core QP a CQE belongs to, or NULL once that QP was destroyed. */
+static struct ib_qp *sroce_cqe_qp(struct sroce_dev *dev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&dev->qp_xa, qpn & SROCE_QPN_MASK);
+	rcu_read_unlock();
+	return qp ? &qp->ibqp : NULL;
+}
+
+static void sroce_cqe_to_wc(struct sroce_dev *dev,
+			    const struct sroce_cqe *cqe, struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = cqe->wr_id;
+	wc->status = cqe->status;
+	wc->opcode = sroce_wc_opcode(cqe->opcode);
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->qp = sroce_cqe_qp(dev, cqe->qp_num);
+	if (cqe->wc_flags & SROCE_WC_F_WITH_INV)
+		wc->ex.invalidate_rkey = cqe->ex.invalidated_rkey;
+	else
+		wc->ex.imm_data = cqe->ex.imm_data;
+	wc->src_qp = cqe->src_qp;
+	wc->slid = cqe->slid;
+	wc->wc_flags = sroce_wc_flags(cqe);
+	wc->pkey_index = cqe->pkey_index;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->port_num = SROCE_PORT_NUM;
+	wc->network_hdr_type = cqe->network_hdr_type;
+}
+
+/**
+ * sroce_poll_cq() - take completions from a kernel CQ (ib_device_ops.poll_cq)
+ * @ibcq: CQ
+ * @num_entries: room in @wc
+ * @wc: filled with kernel values (flags and opcodes converted)
+ *
+ * User CQs are polled by the provider from the mapped ring.
+ * Context: any (takes cq->lock with irqsave).
+ * Return: the number of completions, or -EINVAL for a user CQ.
+ */
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibcq->device);
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_queue *q = &cq->queue;
+	unsigned long flags;
+	int n = 0;
+	u32 cons;
+
+	if (cq->is_user)
+		return -EINVAL;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = q->hdr->consumer;
+	while (n < num_entries && cons != q->kidx) {
+		sroce_cqe_to_wc(dev, sroce_queue_slot(q, cons), &wc[n]);
+		cons++;
+		n++;
+	}
+	/* Slots read above may be reused once the producer sees this. */
+	smp_store_release(&q->hdr->consumer, cons);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/**
+ * sroce_req_notify_cq() - arm a CQ (ib_device_ops.req_notify_cq)
+ * @ibcq: CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, optionally
+ *	IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * An armed IB_CQ_NEXT_COMP is not weakened to IB_CQ_SOLICITED.
+ * Context: any (takes cq->lock with irqsave).
+ * Return: 0, or 1 with IB_CQ_REPORT_MISSED_EVENTS when CQEs are pending
+ * (the caller must poll again, IBTA 11.4.2.2).
+ */
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_queue *q = &cq->queue;
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
+		/* Pairs with the consumer's release store of its index. */
+		if (q->kidx != smp_load_acquire(&q->hdr->consumer))
+			ret = 1;
+	}
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->srq || init->xrcd || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || !init->recv_cq)
+		return -EINVAL;
+	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
+	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
+		return -EINVAL;
+	if (cap->max_send_wr > SROCE_MAX_QP_WR ||
+	    cap->max_recv_wr > SROCE_MAX_QP_WR ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_recv_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_create_qp() - create a queue pair (ib_device_ops.create_qp)
+ * @ibqp: QP the core allocated
+ * @init: RC, UC, UD or GSI; no SRQ, XRC or creation flags; capacities up to
+ *	the device limits.  @init->cap is updated with the real capacities.
+ * @udata: user QPs are answered with struct sroce_create_qp_resp (rings)
+ *
+ * Context: process.
+ * Return: 0, -EOPNOTSUPP, -EINVAL, -EBUSY (second GSI QP), -ENOMEM, -EFAULT.
+ */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibqp->device);
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	struct sroce_create_qp_resp resp = {};
+	int err;
+
+	err = sroce_check_qp_init(init, udata);
+	if (err)
+		return err;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+
+	err = sroce_qp_init(dev, qp, init, sroce_udata_uctx(udata),
+			    udata ? &resp : NULL);
+	if (err)
+		return err;
+
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			sroce_qp_destroy(qp);
+			return err;
+		}
+	}
+	sroce_qp_publish(qp);
+	return 0;
+}
+
+/**
+ * sroce_modify_qp() - modify a queue pair (ib_device_ops.modify_qp)
+ * @ibqp: QP
+ * @attr: attributes
+ * @mask: IB_QP_* bits naming the valid attributes
+ * @udata: user data; we define no driver input
+ *
+ * Context: process.
+ * Return: see sroce_qp_modify().
+ */
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return err;
+	return sroce_qp_modify(to_sroce_qp(ibqp), attr, mask);
+}
+
+/**
+ * sroce_query_qp() - attributes of a queue pair (ib_device_ops.query_qp)
+ * @ibqp: QP
+ * @attr: filled completely
+ * @mask: attributes asked for (all are returned)
+ * @init: creation attributes with the real capacities
+ *
+ * Context: process.
+ * Return: 0.
+ */
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	sroce_qp_query(to_sroce_qp(ibqp), attr, init);
+	return 0;
+}
+
+/**
+ * sroce_destroy_qp() - destroy a queue pair (ib_device_ops.destroy_qp)
+ * @ibqp: QP
+ * @udata: user data
+ *
+ * Returns only when no work item, timer or packet uses the QP any more.
+ * Context: process, sleeps.
+ * Return: 0 (never fails).
+ */
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	sroce_qp_destroy(to_sroce_qp(ibqp));
+	return 0;
+}
+
+/* Operations each transport offers (IBTA 10.2.2, table 79). */
+static bool sroce_wr_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static bool sroce_wr_is_atomic(enum ib_wr_opcode op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+}
+
+/* Check a kernel send WR; @len gets its total length. */
+static int sroce_check_send_wr(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr, u32 *len)
+{
+	u64 total = 0;
+	int i;
+
+	if (!sroce_wr_opcode_ok(qp->type, wr->opcode) ||
+	    (wr->send_flags & ~SROCE_SEND_FLAGS) ||
+	    wr->num_sge < 0 || wr->num_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (total > SROCE_MAX_INLINE || wr->opcode == IB_WR_RDMA_READ ||
+		    sroce_wr_is_atomic(wr->opcode))
+			return -EINVAL;
+	}
+	/* IBTA 9.4.5: 8-byte operand at an 8-byte aligned address. */
+	if (sroce_wr_is_atomic(wr->opcode) &&
+	    (total < sizeof(u64) || (atomic_wr(wr)->remote_addr & 7)))
+		return -EINVAL;
+	if (sroce_qp_is_ud(qp) &&
+	    (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > SROCE_QPN_MASK))
+		return -EINVAL;
+
+	*len = total;
+	return 0;
+}
+
+static void sroce_fill_send_remote(struct sroce_qp *qp,
+				   struct sroce_send_wqe *wqe,
+				   const struct ib_send_wr *wr)
+{
+	if (sroce_qp_is_ud(qp)) {
+		wqe->wr.ud.ah_num = to_sroce_ah(ud_wr(wr)->ah)->ah_num;
+		wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
+		return;
+	}
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Gather list or inline payload; kernel SGE addresses are kernel VAs. */
+static void sroce_fill_send_data(struct sroce_send_wqe *wqe,
+				 const struct ib_send_wr *wr, u32 len)
+{
+	u8 *p = wqe->inline_data;
+	int i;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		wqe->inline_len = len;
+		return;
+	}
+
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+}
+
+static void sroce_fill_send_wqe(struct sroce_qp *qp,
+				struct sroce_send_wqe *wqe,
+				const struct ib_send_wr *wr, u32 len)
+{
+	memset(wqe, 0, offsetof(struct sroce_send_wqe, sge));
+	wqe->wr_id = wr->wr_id;
+	/* Kernel and uverbs values are the same for every opcode we allow. */
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+		 wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->ex.imm_data = wr->ex.imm_data;
+	sroce_fill_send_remote(qp, wqe, wr);
+	sroce_fill_send_data(wqe, wr, len);
+}
+
+/* Producer side of a kernel ring: the next free slot, or NULL when full. */
+static void *sroce_queue_producer_slot(struct sroce_queue *q)
+{
+	u32 prod = q->hdr->producer;
+
+	/* Pairs with the data path's release of consumed slots. */
+	if (prod - smp_load_acquire(&q->hdr->consumer) >= q->num)
+		return NULL;
+	return sroce_queue_slot(q, prod);
+}
+
+static void sroce_queue_produce(struct sroce_queue *q)
+{
+	/* Publishes the slot written before; the data path acquires. */
+	smp_store_release(&q->hdr->producer, q->hdr->producer + 1);
+}
+
+static int sroce_post_one_send(struct sroce_qp *qp,
+			       const struct ib_send_wr *wr)
+{
+	struct sroce_send_wqe *wqe;
+	u32 len;
+	int err;
+
+	lockdep_assert_held(&qp->sq_lock);
+
+	err = sroce_check_send_wr(qp, wr, &len);
+	if (err)
+		return err;
+	wqe = sroce_queue_producer_slot(&qp->sq);
+	if (!wqe)
+		return -ENOMEM;
+	sroce_fill_send_wqe(qp, wqe, wr, len);
+	sroce_queue_produce(&qp->sq);
+	return 0;
+}
+
+/**
+ * sroce_post_send() - post send WRs (ib_device_ops.post_send)
+ * @ibqp: QP
+ * @wr: list of WRs for a kernel QP; NULL for a user QP, for which this is
+ *	the doorbell after the provider wrote its SQ ring
+ * @bad_wr: set to the first WR not posted
+ *
+ * WRs are checked one by one (opcode for the QP type, flags, SGE count,
+ * inline size, atomic alignment, UD destination) and written to the SQ ring
+ * in order; the first bad one stops the list.  Posting in RESET, INIT or
+ * RTR fails; in ERR the WRs are accepted and flushed.  Then rings the data
+ * path's doorbell (sroce_dp_doorbell()), which may send the first packets
+ * from the caller's context.
+ * Context: any (takes qp->sq_lock with irqsave).
+ * Return: 0, -EINVAL (bad WR or state), -ENOMEM (SQ full).
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	bool posted = false;
+	int err = 0;
+
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR || (qp->is_user && wr)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	if (qp->is_user) {
+		sroce_dp_doorbell(qp);
+		return 0;
+	}
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		posted = true;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+
+	if (posted || state == IB_QPS_ERR)
+		sroce_dp_doorbell(qp);
+	return err;
+}
+
+static int sroce_post_one_recv(struct sroce_qp *qp,
+			       const struct ib_recv_wr *wr)
+{
+	struct sroce_recv_wqe *wqe;
+	u64 total = 0;
+	int i;
+
+	lockdep_assert_held(&qp->rq_lock);
+
+	if (wr->num_sge < 0 || wr->num_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > SROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+
+	wqe = sroce_queue_producer_slot(&qp->rq);
+	if (!wqe)
+		return -ENOMEM;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	sroce_queue_produce(&qp->rq);
+	return 0;
+}
+
+/**
+ * sroce_post_recv() - post receive WRs to a kernel QP
+ *	(ib_device_ops.post_recv)
+ * @ibqp: QP
+ * @wr: list of WRs
+ * @bad_wr: set to the first WR not posted
+ *
+ * User QPs post receives in their mapped ring.  Posting in RESET fails; in
+ * ERR the WRs are accepted and flushed.
+ * Context: any (takes qp->rq_lock with irqsave).
+ * Return: 0, -EINVAL (bad WR, state, user QP), -ENOMEM (RQ full).
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->is_user || state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_recv(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+
+	if (state == IB_QPS_ERR)
+		sroce_qp_schedule(qp);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                      */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_get_dma_mr() - MR over all kernel memory (ib_device_ops.get_dma_mr)
+ * @ibpd: PD
+ * @access: IB_ACCESS_* flags
+ *
+ * Context: process.
+ * Return: the MR, or ERR_PTR(-EINVAL/-EOPNOTSUPP/-ENOMEM).
+ */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	err = sroce_mr_init_dma(to_sroce_dev(ibpd->device), mr,
+				to_sroce_pd(ibpd), access);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/**
+ * sroce_reg_user_mr() - register user memory (ib_device_ops.reg_user_mr)
+ * @ibpd: PD
+ * @start: user virtual address
+ * @length: bytes
+ * @iova: address of the first byte in the MR
+ * @access: IB_ACCESS_* flags
+ * @udata: user data; we define no driver data either way
+ *
+ * Context: process.
+ * Return: the MR, or ERR_PTR(): see sroce_mr_init_user().
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+
+	err = sroce_mr_init_user(to_sroce_dev(ibpd->device), mr,
+				 to_sroce_pd(ibpd), start, length, iova,
+				 access);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/**
+ * sroce_dereg_mr() - deregister an MR (ib_device_ops.dereg_mr)
+ * @ibmr: MR
+ * @udata: user data
+ *
+ * Returns once no access uses the MR any more.
+ * Context: process, sleeps.
+ * Return: 0 (never fails).
+ */
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	sroce_mr_destroy(to_sroce_mr(ibmr));
+	return 0;
+}

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite sroce_rx: validation of received packets (sroce_net_check()
+ * in sroce_net.c, IBTA vol. 1 9.2 and annex A17).  Each case builds a real
+ * IPv4 or IPv6 + UDP + BTH packet on an skb, as the UDP tunnel hands it to
+ * encap_rcv, spoils one thing or nothing, and checks the verdict, the drop
+ * counter chosen and, for good packets, the metadata left in skb->cb.
+ *
+ * The ICRC of the packets is made with sroce_icrc_compute(), which the
+ * sroce_icrc suite checks against an independent reference.
+ */
+#include <kunit/test.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/if_ether.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <asm/unaligned.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <rdma/ib_pack.h>
+
+#include "sroce.h"
+#include "sroce_net.h"
+
+#define SROCE_RX_QPN_RC		0x000111
+#define SROCE_RX_QPN_UD		0x000222
+#define SROCE_RX_QPN_GSI	1
+#define SROCE_RX_QPN_UC		0x000333
+
+enum sroce_rx_spoil {
+	SROCE_RX_OK,
+	SROCE_RX_ICRC,		/* flip a payload bit after the ICRC */
+	SROCE_RX_UDP_LEN,	/* UDP length one too large */
+	SROCE_RX_UDP_SHORT,	/* UDP length one too small */
+	SROCE_RX_TRUNC,		/* one byte short of headers + pad + ICRC */
+	SROCE_RX_ONLY_BTH,	/* stop after 6 bytes of BTH */
+	SROCE_RX_TVER,		/* TVer 1 */
+	SROCE_RX_NONLINEAR,	/* payload and ICRC in a page fragment */
+};
+
+struct sroce_rx_case {
+	const char *name;
+	bool ipv6;
+	u8 opcode;
+	u32 qpn;
+	u16 pkey;
+	u32 payload;		/* payload bytes */
+	int pad;		/* PadCnt; -1: what the payload needs */
+	u32 extra;		/* bytes appended after the headers */
+	u8 tos;			/* IPv4 TOS / IPv6 traffic class */
+	enum sroce_rx_spoil spoil;
+	int drop;		/* -1 accepted, else SROCE_CNT_RX_DROP_* */
+};
+
+#define OK	(-1)
+#define FULL	SROCE_DEFAULT_PKEY
+
+static const struct sroce_rx_case sroce_rx_cases[] = {
+	/* accepted */
+	{ "rc_send_only_v4", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 16, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_send_only_v6", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 16, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_send_pad1", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 3, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_send_pad3", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 1, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_send_empty", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_write_first", false, IB_OPCODE_RC_RDMA_WRITE_FIRST,
+	  SROCE_RX_QPN_RC, FULL, 1024, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_ack", false, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC, FULL,
+	  0, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_atomic_ack_v6", true, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
+	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_read_req", false, IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
+	{ "rc_ce_marked", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 8, -1, 0, 0x03, SROCE_RX_OK, OK },
+	{ "rc_ce_marked_v6", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 8, -1, 0, 0x03, SROCE_RX_OK, OK },
+	{ "limited_pkey", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  0x7fff, 8, -1, 0, 0, SROCE_RX_OK, OK },
+	{ "ud_send_only", false, IB_OPCODE_UD_SEND_ONLY, SROCE_RX_QPN_UD,
+	  FULL, 256, -1, 0, 0, SROCE_RX_OK, OK },
+	{ "ud_to_gsi", true, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	  SROCE_RX_QPN_GSI, FULL, 256, -1, 0, 0, SROCE_RX_OK, OK },
+	{ "uc_write_only", false, IB_OPCODE_UC_RDMA_WRITE_ONLY,
+	  SROCE_RX_QPN_UC, FULL, 64, -1, 0, 0, SROCE_RX_OK, OK },
+	{ "cnp_to_rc", false, SROCE_CNP_OPCODE, SROCE_RX_QPN_RC, FULL, 0, 0,
+	  0, 0x03, SROCE_RX_OK, OK },
+	{ "cnp_to_ud_v6", true, SROCE_CNP_OPCODE, SROCE_RX_QPN_UD, FULL, 0, 0,
+	  0, 0, SROCE_RX_OK, OK },
+	{ "paged_payload", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 700, -1, 0, 0, SROCE_RX_NONLINEAR, OK },
+	{ "paged_payload_v6", true, IB_OPCODE_RC_RDMA_WRITE_ONLY,
+	  SROCE_RX_QPN_RC, FULL, 61, -1, 0, 0, SROCE_RX_NONLINEAR, OK },
+	/* malformed */
+	{ "icrc_bad", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 16,
+	  -1, 0, 0, SROCE_RX_ICRC, SROCE_CNT_RX_DROP_ICRC },
+	{ "icrc_bad_v6", true, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC,
+	  FULL, 0, -1, 0, 0, SROCE_RX_ICRC, SROCE_CNT_RX_DROP_ICRC },
+	{ "udp_len_long", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 16, -1, 0, 0, SROCE_RX_UDP_LEN, SROCE_CNT_RX_DROP_MALFORMED },
+	{ "udp_len_short", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  FULL, 16, -1, 0, 0, SROCE_RX_UDP_SHORT,
+	  SROCE_CNT_RX_DROP_MALFORMED },
+	{ "truncated", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL,
+	  16, -1, 0, 0, SROCE_RX_TRUNC, SROCE_CNT_RX_DROP_MALFORMED },
+	{ "bth_cut", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 0,
+	  -1, 0, 0, SROCE_RX_ONLY_BTH, SROCE_CNT_RX_DROP_MALFORMED },
+	{ "reth_missing", false, IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0, SROCE_RX_TRUNC,
+	  SROCE_CNT_RX_DROP_MALFORMED },
+	{ "tver_1", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 16,
+	  -1, 0, 0, SROCE_RX_TVER, SROCE_CNT_RX_DROP_MALFORMED },
+	{ "ack_with_pad", false, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC,
+	  FULL, 0, 2, 2, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_MALFORMED },
+	{ "ack_with_payload", false, IB_OPCODE_RC_ACKNOWLEDGE,
+	  SROCE_RX_QPN_RC, FULL, 0, -1, 4, 0, SROCE_RX_OK,
+	  SROCE_CNT_RX_DROP_MALFORMED },
+	{ "read_req_with_payload", true, IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  SROCE_RX_QPN_RC, FULL, 0, -1, 8, 0, SROCE_RX_OK,
+	  SROCE_CNT_RX_DROP_MALFORMED },
+	/* opcode, P_Key, QP */
+	{ "opcode_reserved", false, 0x15, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
+	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
+	{ "opcode_rd", false, 0x44, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
+	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
+	{ "opcode_ff", true, 0xff, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
+	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
+	{ "rc_opcode_to_ud_qp", false, IB_OPCODE_RC_SEND_ONLY,
+	  SROCE_RX_QPN_UD, FULL, 8, -1, 0, 0, SROCE_RX_OK,
+	  SROCE_CNT_RX_DROP_OPCODE },
+	{ "ud_opcode_to_rc_qp", false, IB_OPCODE_UD_SEND_ONLY,
+	  SROCE_RX_QPN_RC, FULL, 8, -1, 0, 0, SROCE_RX_OK,
+	  SROCE_CNT_RX_DROP_OPCODE },
+	{ "uc_opcode_to_rc_qp", false, IB_OPCODE_UC_SEND_ONLY,
+	  SROCE_RX_QPN_RC, FULL, 8, -1, 0, 0, SROCE_RX_OK,
+	  SROCE_CNT_RX_DROP_OPCODE },
+	{ "pkey_other", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
+	  0x8001, 8, -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_PKEY },
+	{ "pkey_zero", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, 0, 8,
+	  -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_PKEY },
+	{ "no_such_qp", false, IB_OPCODE_RC_SEND_ONLY, 0x000444, FULL, 8, -1,
+	  0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
+	{ "qpn_zero", false, IB_OPCODE_UD_SEND_ONLY, 0, FULL, 8, -1, 0, 0,
+	  SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
+	{ "qpn_max", false, IB_OPCODE_RC_SEND_ONLY, SROCE_QPN_MASK, FULL, 8,
+	  -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
+};
+
+#undef OK
+#undef FULL
+
+static void sroce_rx_case_desc(const struct sroce_rx_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_rx, sroce_rx_cases, sroce_rx_case_desc);
+
+struct sroce_rx_ctx {
+	struct sroce_dev *dev;
+	struct sroce_qp *qp[4];
+};
+
+static const struct {
+	u32 qpn;
+	enum ib_qp_type type;
+} sroce_rx_qps[] = {
+	{ SROCE_RX_QPN_RC, IB_QPT_RC },
+	{ SROCE_RX_QPN_UD, IB_QPT_UD },
+	{ SROCE_RX_QPN_GSI, IB_QPT_GSI },
+	{ SROCE_RX_QPN_UC, IB_QPT_UC },
+};
+
+/* A device with four published QPs, one per type. */
+static int sroce_rx_init(struct kunit *test)
+{
+	struct sroce_rx_ctx *ctx;
+	unsigned int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dev = kunit_kzalloc(test, sizeof(*ctx->dev), GFP_KERNEL);
+	if (!ctx->dev)
+		return -ENOMEM;
+	xa_init(&ctx->dev->qp_xa);
+	for (i = 0; i < ARRAY_SIZE(sroce_rx_qps); i++) {
+		struct sroce_qp *qp;
+
+		qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+		if (!qp)
+			return -ENOMEM;
+		qp->dev = ctx->dev;
+		qp->type = sroce_rx_qps[i].type;
+		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
+		kref_init(&qp->ref);
+		init_completion(&qp->done);
+		if (xa_err(xa_store(&ctx->dev->qp_xa, sroce_rx_qps[i].qpn, qp,
+				    GFP_KERNEL)))
+			return -ENOMEM;
+		ctx->qp[i] = qp;
+	}
+	test->priv = ctx;
+	return 0;
+}
+
+static void sroce_rx_exit(struct kunit *test)
+{
+	struct sroce_rx_ctx *ctx = test->priv;
+	unsigned int i;
+
+	if (!ctx)
+		return;
+	/* every reference a verdict took was given back */
+	for (i = 0; i < ARRAY_SIZE(ctx->qp); i++)
+		if (ctx->qp[i])
+			KUNIT_EXPECT_EQ(test, kref_read(&ctx->qp[i]->ref), 1u);
+	xa_destroy(&ctx->dev->qp_xa);
+}
+
+/*
+ * Build the packet: IP, UDP, BTH (+ extended headers, zero), payload,
+ * pad, ICRC; skb->data at the UDP header as in encap_rcv.
+ */
+static struct sk_buff *sroce_rx_build(struct kunit *test,
+				      const struct sroce_rx_case *c)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode[c->opcode];
+	unsigned int iplen = c->ipv6 ? sizeof(struct ipv6hdr) :
+				       sizeof(struct iphdr);
+	u32 hlen = info->name ? info->length : sizeof(struct sroce_bth);
+	u32 pad = c->pad >= 0 ? c->pad : (4 - (c->payload & 3)) & 3;
+	u32 tlen = hlen + c->payload + c->extra + pad + SROCE_ICRC_SIZE;
+	struct sroce_pkt_info pkt = {};
+	struct sk_buff *skb;
+	struct udphdr *uh;
+	u8 *p;
+	u32 i;
+
+	skb = alloc_skb(128 + iplen + sizeof(*uh) + tlen, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, 128);
+	skb->protocol = htons(c->ipv6 ? ETH_P_IPV6 : ETH_P_IP);
+
+	skb_reset_network_header(skb);
+	if (c->ipv6) {
+		struct ipv6hdr *ip6 = skb_put_zero(skb, sizeof(*ip6));
+
+		ip6_flow_hdr(ip6, c->tos, htonl(0x12345));
+		ip6->payload_len = htons(sizeof(*uh) + tlen);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		ip6->saddr.s6_addr32[0] = htonl(0x20010db8);
+		ip6->saddr.s6_addr32[3] = htonl(1);
+		ip6->daddr.s6_addr32[0] = htonl(0x20010db8);
+		ip6->daddr.s6_addr32[3] = htonl(2);
+	} else {
+		struct iphdr *iph = skb_put_zero(skb, sizeof(*iph));
+
+		iph->version = 4;
+		iph->ihl = 5;
+		iph->tos = c->tos;
+		iph->tot_len = htons(sizeof(*iph) + sizeof(*uh) + tlen);
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = 64;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = htonl(0xc0a80101);
+		iph->daddr = htonl(0xc0a80102);
+		ip_send_check(iph);
+	}
+
+	skb_set_transport_header(skb, iplen);
+	uh = skb_put_zero(skb, sizeof(*uh));
+	uh->source = htons(0xc123);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(sizeof(*uh) + tlen);
+
+	p = skb_put_zero(skb, tlen);
+	sroce_bth_init((struct sroce_bth *)p, c->opcode, false, pad, c->pkey,
+		       c->qpn, true, 0x000abc);
+	if (c->opcode == SROCE_CNP_OPCODE)
+		((struct sroce_bth *)p)->qpn |= cpu_to_be32(SROCE_BTH_BECN);
+	for (i = 0; i < c->payload + c->extra; i++)
+		p[hlen + i] = i * 13 + 5;
+
+	/* header spoils first: the ICRC covers them and stays right */
+	if (c->spoil == SROCE_RX_UDP_LEN)
+		be16_add_cpu(&uh->len, 1);
+	else if (c->spoil == SROCE_RX_UDP_SHORT)
+		be16_add_cpu(&uh->len, -1);
+	else if (c->spoil == SROCE_RX_TVER)
+		p[1] |= 1;
+
+	/* the ICRC over the finished packet, stored little-endian */
+	pkt.hdr = p;
+	pkt.paylen = tlen;
+	put_unaligned_le32(sroce_icrc_compute(skb, &pkt),
+			   p + tlen - SROCE_ICRC_SIZE);
+
+	if (c->spoil == SROCE_RX_ICRC) {
+		p[hlen + c->payload / 2] ^= 0x10;
+	} else if (c->spoil == SROCE_RX_TRUNC) {
+		/* one byte short of headers, pad and ICRC */
+		tlen = hlen + pad + SROCE_ICRC_SIZE - 1;
+		skb_trim(skb, iplen + sizeof(*uh) + tlen);
+		uh->len = htons(sizeof(*uh) + tlen);
+	} else if (c->spoil == SROCE_RX_ONLY_BTH) {
+		skb_trim(skb, iplen + sizeof(*uh) + 6);
+		uh->len = htons(sizeof(*uh) + 6);
+	}
+	/* as encap_rcv gets it: data at the UDP header */
+	__skb_pull(skb, iplen);
+	return skb;
+}
+
+/* Move everything after the first @keep bytes into a page fragment. */
+static void sroce_rx_make_paged(struct kunit *test, struct sk_buff *skb,
+				unsigned int keep)
+{
+	unsigned int n = skb->len - keep;
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	memcpy(page_address(page), skb->data + keep, n);
+	skb_trim(skb, keep);
+	skb_add_rx_frag(skb, 0, page, 0, n, PAGE_SIZE);
+}
+
+static void sroce_rx_test(struct kunit *test)
+{
+	const struct sroce_rx_case *c = test->param_value;
+	struct sroce_rx_ctx *ctx = test->priv;
+	enum sroce_counter drop = SROCE_NUM_COUNTERS;
+	struct sroce_pkt_info *pkt;
+	struct sk_buff *skb;
+	int err;
+
+	skb = sroce_rx_build(test, c);
+	if (c->spoil == SROCE_RX_NONLINEAR)
+		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);
+
+	rcu_read_lock();
+	err = sroce_net_check(ctx->dev, skb, &drop);
+	rcu_read_unlock();
+
+	if (c->drop >= 0) {
+		KUNIT_EXPECT_EQ(test, err, -EINVAL);
+		KUNIT_EXPECT_EQ(test, drop, c->drop);
+		kfree_skb(skb);
+		return;
+	}
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	if (err) {
+		kunit_info(test, "dropped with counter %d", drop);
+		kfree_skb(skb);
+		return;
+	}
+	pkt = SROCE_PKT(skb);
+	KUNIT_EXPECT_NOT_NULL(test, pkt->qp);
+	if (pkt->qp)
+		KUNIT_EXPECT_EQ(test, sroce_qpn(pkt->qp), c->qpn);
+	KUNIT_EXPECT_PTR_EQ(test, pkt->hdr, skb->data);
+	KUNIT_EXPECT_EQ(test, pkt->opcode, c->opcode);
+	KUNIT_EXPECT_EQ(test, pkt->mask, sroce_opcode[c->opcode].mask);
+	KUNIT_EXPECT_EQ(test, pkt->psn, 0x000abcu);
+	KUNIT_EXPECT_EQ(test, pkt->paylen, skb->len);
+	KUNIT_EXPECT_EQ(test, pkt->paylen, sroce_opcode[c->opcode].length +
+			c->payload + sroce_bth_pad(sroce_pkt_bth(pkt)) +
+			SROCE_ICRC_SIZE);
+	KUNIT_EXPECT_EQ(test, pkt->ecn, c->tos & INET_ECN_MASK);
+	KUNIT_EXPECT_EQ(test, pkt->port_num, 1);
+	KUNIT_EXPECT_EQ(test, pkt->network_type,
+			c->ipv6 ? RDMA_NETWORK_IPV6 : RDMA_NETWORK_IPV4);
+	/* the whole header is linear now, wherever it arrived */
+	KUNIT_EXPECT_GE(test, skb_headlen(skb),
+			sroce_opcode[c->opcode].length);
+	if (pkt->qp)
+		sroce_qp_put(pkt->qp);
+	kfree_skb(skb);
+}
+
+static struct kunit_case sroce_rx_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_rx_test, sroce_rx_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_rx_suite = {
+	.name = "sroce_rx",
+	.init = sroce_rx_init,
+	.exit = sroce_rx_exit,
+	.test_cases = sroce_rx_test_cases,
+};
+
+kunit_test_suite(sroce_rx_suite);

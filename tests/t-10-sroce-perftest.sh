@@ -1,0 +1,37 @@
+#!/bin/bash
+# t-10-sroce-perftest: perftest between two sroce devices, sroce0 on vethA in
+# netns A (client) and sroce1 on vethB in netns B (server), for the send,
+# write and read bandwidth and latency tests, each with -s 2, -s 4096,
+# -s 65536 and -a (all sizes 2 B..8 MiB, few iterations), at veth MTU 1500
+# (path MTU 1024) and 9000 (path MTU 4096), plus three runs over IPv6 GIDs
+# per MTU. One PASS/FAIL per combination.
+cd "$(dirname "$0")" && source ./lib.sh
+
+require_sroce t-10/modprobe-sroce && require_provider t-10/provider || exit 1
+
+PROGS=(ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat)
+SIZES=("-s 2 -n 200" "-s 4096 -n 200" "-s 65536 -n 100" "-a -n 5")
+
+for mtu in 1500 9000; do
+	reset_state
+	t=t-10/mtu$mtu
+	if ! out=$(setup_two_netns "$mtu" 2>&1 && sroce_bind sroce0 vethA 2>&1 && sroce_bind sroce1 vethB 2>&1); then
+		fail "$t/setup" "$out"
+		continue
+	fi
+	pass "$t/setup"
+	want=$( ((mtu == 1500)) && echo 1024 || echo 4096)
+	check "$t/active_mtu-$want" bash -c "ibv_devinfo -d sroce0 | grep -q 'active_mtu:.*$want'"
+	for prog in "${PROGS[@]}"; do
+		for size in "${SIZES[@]}"; do
+			read -ra args <<<"$size"
+			run_pair "$t/$prog$(tr -d " " <<<"${size% -n*}")" \
+				B sroce1 "$B_IP4" A sroce0 "$A_IP4" "$prog" "${args[@]}"
+		done
+	done
+	# RoCEv2 over IPv6 GIDs (perftest's own exchange stays on IPv4 TCP)
+	for prog in ib_write_bw ib_send_lat ib_read_lat; do
+		PAIR_CONNECT=$B_IP4 run_pair "$t/ipv6/$prog-s4096" \
+			B sroce1 "$B_IP6" A sroce0 "$A_IP6" "$prog" -s 4096 -n 100
+	done
+done

@@ -1,0 +1,1058 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce.c - rdma-core 44 userspace provider for the sroce software RoCEv2
+ * device (libsroce-rdmav34.so).
+ *
+ * Control verbs go to the kernel through libibverbs' ibv_cmd_*() helpers.
+ * The data path bypasses the kernel: the send queue, receive queue and
+ * completion queue are rings the kernel allocates and this provider maps
+ * (include/uapi/rdma/sroce-abi.h).  post_recv and poll_cq are pure ring
+ * operations; post_send writes WQEs and then rings a doorbell, an empty
+ * legacy POST_SEND command, so the kernel schedules the QP's requester.
+ *
+ * Ring protocol (both sides): free-running 32-bit indices; each side writes
+ * only its own index, with a release store after the slot contents, and
+ * reads the other side's index with an acquire load before touching slots.
+ * The provider re-reads its own index from the ring on every call instead of
+ * caching it, so a kernel that resets a ring (QP to RESET) stays in step.
+ *
+ * Not supported (left NULL, libibverbs returns EOPNOTSUPP): SRQ, MW, XRC,
+ * resize_cq, the extended CQ/QP interfaces (ibv_create_cq_ex,
+ * ibv_create_qp_ex with anything but a PD, the ibv_wr_* API), DM, flows.
+ *
+ * Layout: query, PD, MR, CQ, QP, AH, post, poll, ops table, context and
+ * device allocation, matching, registration.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "verbs_private.h"
+
+#define SROCE_PROVIDER_NAME	"sroce"
+#define SROCE_IBDEV_PREFIX	"sroce"
+
+/* Upper bound on slots of one ring; the kernel's limits are far lower. */
+#define SROCE_MAX_RING_SLOTS	(1U << 24)
+
+/* The ABI stores userspace values in WQEs and CQEs: pin the equalities. */
+static_assert(SROCE_WC_F_GRH == IBV_WC_GRH, "CQE flag GRH");
+static_assert(SROCE_WC_F_WITH_IMM == IBV_WC_WITH_IMM, "CQE flag WITH_IMM");
+static_assert(SROCE_WC_F_WITH_INV == IBV_WC_WITH_INV, "CQE flag WITH_INV");
+#define SROCE_SAME(a, b)	((int)(a) == (int)(b))
+static_assert(SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE) &&
+	      SROCE_SAME(IBV_WR_RDMA_WRITE_WITH_IMM,
+			 IB_UVERBS_WR_RDMA_WRITE_WITH_IMM) &&
+	      SROCE_SAME(IBV_WR_SEND, IB_UVERBS_WR_SEND) &&
+	      SROCE_SAME(IBV_WR_SEND_WITH_IMM, IB_UVERBS_WR_SEND_WITH_IMM) &&
+	      SROCE_SAME(IBV_WR_RDMA_READ, IB_UVERBS_WR_RDMA_READ) &&
+	      SROCE_SAME(IBV_WR_ATOMIC_CMP_AND_SWP,
+			 IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) &&
+	      SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD,
+			 IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
+	      SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV),
+	      "send opcodes");
+/* The kernel's enum ib_send_flags uses the same bits. */
+static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 &&
+	      IBV_SEND_SOLICITED == 4 && IBV_SEND_INLINE == 8, "send flags");
+static_assert(SROCE_SAME(IBV_WC_SEND, IB_UVERBS_WC_SEND) &&
+	      SROCE_SAME(IBV_WC_RDMA_WRITE, IB_UVERBS_WC_RDMA_WRITE) &&
+	      SROCE_SAME(IBV_WC_RDMA_READ, IB_UVERBS_WC_RDMA_READ) &&
+	      SROCE_SAME(IBV_WC_COMP_SWAP, IB_UVERBS_WC_COMP_SWAP) &&
+	      SROCE_SAME(IBV_WC_FETCH_ADD, IB_UVERBS_WC_FETCH_ADD) &&
+	      IBV_WC_RECV == 1 << 7 &&
+	      IBV_WC_RECV_RDMA_WITH_IMM == IBV_WC_RECV + 1, "CQE opcodes");
+static_assert(sizeof(struct sroce_sge) == sizeof(struct ibv_sge) &&
+	      offsetof(struct sroce_sge, length) ==
+	      offsetof(struct ibv_sge, length) &&
+	      offsetof(struct sroce_sge, lkey) == offsetof(struct ibv_sge, lkey),
+	      "sroce_sge must mirror ibv_sge");
+static_assert(sizeof(struct sroce_queue_hdr) == SROCE_QUEUE_HDR_SIZE,
+	      "ring header size");
+static_assert(sizeof(struct sroce_send_wqe) == 320, "send WQE size");
+static_assert(sizeof(struct sroce_recv_wqe) == 272, "recv WQE size");
+static_assert(sizeof(struct sroce_cqe) == 48, "CQE size");
+static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t) &&
+	      _Alignof(_Atomic uint32_t) == _Alignof(uint32_t),
+	      "ring indices are accessed as C11 atomics");
+
+/* ------------------------------------------------------------------ */
+/* Provider objects                                                    */
+/* ------------------------------------------------------------------ */
+
+struct sroce_device {
+	struct verbs_device vdev;
+};
+
+struct sroce_context {
+	struct verbs_context vctx;
+};
+
+/*
+ * One mapped ring.  @limit is how many slots may be outstanding at once:
+ * the ring size, further capped for work queues by the capacity the kernel
+ * granted (so the CQs the caller sized for it cannot overflow).
+ */
+struct sroce_ring {
+	struct sroce_queue_hdr *hdr;
+	uint8_t *slots;
+	size_t map_size;
+	uint32_t num;
+	uint32_t slot_size;
+	uint32_t limit;
+	pthread_spinlock_t lock;
+};
+
+struct sroce_cq {
+	struct verbs_cq vcq;
+	struct sroce_ring ring;
+};
+
+struct sroce_qp {
+	struct verbs_qp vqp;
+	struct sroce_ring sq;
+	struct sroce_ring rq;
+	bool has_rq;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+};
+
+struct sroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_num;
+};
+
+/* Driver data after the core responses: the kernel sees it as udata. */
+struct sroce_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct sroce_alloc_ucontext_resp drv;
+};
+
+struct sroce_create_cq_resp_buf {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct sroce_create_cq_resp drv;
+};
+
+struct sroce_create_qp_resp_buf {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct sroce_create_qp_resp drv;
+};
+
+struct sroce_create_ah_resp_buf {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct sroce_create_ah_resp drv;
+};
+
+static_assert(offsetof(struct sroce_get_context_resp, drv) ==
+	      sizeof(struct ib_uverbs_get_context_resp), "no padding");
+static_assert(offsetof(struct sroce_create_cq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_cq_resp), "no padding");
+static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_qp_resp), "no padding");
+static_assert(offsetof(struct sroce_create_ah_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_ah_resp), "no padding");
+
+static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct sroce_context, vctx.context);
+}
+
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibv_ah);
+}
+
+#define sroce_err(ibctx, fmt, ...)					\
+	__verbs_log(verbs_get_ctx(ibctx), VERBS_LOG_ERR,		\
+		    "%s: %s:%d: " fmt, (ibctx)->device->name, __func__,	\
+		    __LINE__, ##__VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Rings                                                               */
+/* ------------------------------------------------------------------ */
+
+static inline uint32_t sroce_load_acquire(uint32_t *idx)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)idx,
+				    memory_order_acquire);
+}
+
+/* Our own index: nobody else writes it while we hold the ring lock. */
+static inline uint32_t sroce_load_own(uint32_t *idx)
+{
+	return atomic_load_explicit((_Atomic uint32_t *)idx,
+				    memory_order_relaxed);
+}
+
+static inline void sroce_store_release(uint32_t *idx, uint32_t val)
+{
+	atomic_store_explicit((_Atomic uint32_t *)idx, val,
+			      memory_order_release);
+}
+
+static inline void *sroce_ring_slot(const struct sroce_ring *ring,
+				    uint32_t idx)
+{
+	return ring->slots + (size_t)(idx & (ring->num - 1)) * ring->slot_size;
+}
+
+/*
+ * Maps the ring the kernel described in @mi.  Returns 0 or an errno value:
+ * EINVAL when @mi is inconsistent with our ABI, mmap()'s errno otherwise.
+ */
+static int sroce_ring_map(struct ibv_context *ibctx, struct sroce_ring *ring,
+			  const struct sroce_mmap_info *mi, uint32_t slot_size,
+			  uint32_t max_wr)
+{
+	uint64_t need;
+	void *buf;
+
+	if (!mi->num_slots || mi->num_slots > SROCE_MAX_RING_SLOTS ||
+	    (mi->num_slots & (mi->num_slots - 1))) {
+		sroce_err(ibctx, "bad ring: %u slots\n", mi->num_slots);
+		return EINVAL;
+	}
+	need = SROCE_QUEUE_HDR_SIZE + (uint64_t)mi->num_slots * slot_size;
+	if (mi->size < need) {
+		sroce_err(ibctx, "bad ring: %u bytes for %u slots of %u\n",
+			  mi->size, mi->num_slots, slot_size);
+		return EINVAL;
+	}
+
+	buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibctx->cmd_fd, (off_t)mi->offset);
+	if (buf == MAP_FAILED)
+		return errno;
+
+	ring->hdr = buf;
+	ring->slots = (uint8_t *)buf + SROCE_QUEUE_HDR_SIZE;
+	ring->map_size = mi->size;
+	ring->num = mi->num_slots;
+	ring->slot_size = slot_size;
+	ring->limit = max_wr < mi->num_slots ? max_wr : mi->num_slots;
+	pthread_spin_init(&ring->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void sroce_ring_unmap(struct sroce_ring *ring)
+{
+	if (!ring->hdr)
+		return;
+	munmap(ring->hdr, ring->map_size);
+	pthread_spin_destroy(&ring->lock);
+	ring->hdr = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Query                                                               */
+/* ------------------------------------------------------------------ */
+
+static int sroce_query_device_ex(struct ibv_context *ibctx,
+				 const struct ibv_query_device_ex_input *input,
+				 struct ibv_device_attr_ex *attr,
+				 size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp = {};
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int sroce_query_port(struct ibv_context *ibctx, uint8_t port,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ibctx, port, attr, &cmd, sizeof(cmd));
+}
+
+/* ------------------------------------------------------------------ */
+/* PD                                                                  */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd = {};
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int sroce_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (ret)
+		return ret;
+	free(pd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* MR                                                                  */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp = {};
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int sroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+	free(vmr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CQ                                                                  */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector)
+{
+	struct sroce_create_cq_resp_buf resp = {};
+	struct ibv_create_cq cmd = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = sroce_ring_map(ibctx, &cq->ring, &resp.drv.mi,
+			     sizeof(struct sroce_cqe), resp.drv.mi.num_slots);
+	if (ret)
+		goto err_destroy;
+	return &cq->vcq.cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+static int sroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&cq->ring);
+	free(cq);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                  */
+/* ------------------------------------------------------------------ */
+
+static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr *attr)
+{
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+	if (attr->srq)
+		return EOPNOTSUPP;	/* no SRQ support */
+	if (attr->cap.max_send_sge > SROCE_MAX_SGE ||
+	    attr->cap.max_recv_sge > SROCE_MAX_SGE ||
+	    attr->cap.max_inline_data > SROCE_MAX_INLINE)
+		return EINVAL;
+	return 0;
+}
+
+static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Maps the SQ and (unless the QP has none) the RQ; stores the caps. */
+static int sroce_qp_map(struct ibv_context *ibctx, struct sroce_qp *qp,
+			const struct sroce_create_qp_resp *resp,
+			const struct ibv_qp_cap *cap)
+{
+	int ret;
+
+	ret = sroce_ring_map(ibctx, &qp->sq, &resp->sq_mi,
+			     sizeof(struct sroce_send_wqe), cap->max_send_wr);
+	if (ret)
+		return ret;
+
+	if (resp->rq_mi.size) {
+		ret = sroce_ring_map(ibctx, &qp->rq, &resp->rq_mi,
+				     sizeof(struct sroce_recv_wqe),
+				     cap->max_recv_wr);
+		if (ret) {
+			sroce_ring_unmap(&qp->sq);
+			return ret;
+		}
+		qp->has_rq = true;
+	}
+
+	qp->max_send_sge = sroce_min_u32(cap->max_send_sge, SROCE_MAX_SGE);
+	qp->max_recv_sge = sroce_min_u32(cap->max_recv_sge, SROCE_MAX_SGE);
+	return 0;
+}
+
+static struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
+{
+	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = sroce_check_qp_init_attr(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = sroce_qp_map(pd->context, qp, &resp.drv, &attr->cap);
+	if (ret)
+		goto err_destroy;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+static int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			   int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int sroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&qp->rq);
+	sroce_ring_unmap(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* AH                                                                  */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_ah *sroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct sroce_create_ah_resp_buf resp = {};
+	struct sroce_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibv_ah;
+}
+
+static int sroce_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+	free(to_sah(ibah));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Post                                                                */
+/* ------------------------------------------------------------------ */
+
+#define SROCE_OP(op)	(1U << (op))
+
+/* Work request opcodes each service type carries (IBTA 9.2, 9.4). */
+static uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return SROCE_OP(IBV_WR_RDMA_WRITE) |
+		       SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) |
+		       SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM) |
+		       SROCE_OP(IBV_WR_RDMA_READ) |
+		       SROCE_OP(IBV_WR_ATOMIC_CMP_AND_SWP) |
+		       SROCE_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) |
+		       SROCE_OP(IBV_WR_SEND_WITH_INV);
+	case IBV_QPT_UC:
+		return SROCE_OP(IBV_WR_RDMA_WRITE) |
+		       SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) |
+		       SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM);
+	case IBV_QPT_UD:
+		return SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM);
+	default:
+		return 0;
+	}
+}
+
+/* Opcodes whose payload may travel inline (no READ, no atomics). */
+#define SROCE_INLINE_OPCODES						\
+	(SROCE_OP(IBV_WR_RDMA_WRITE) | SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) | \
+	 SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM) |	\
+	 SROCE_OP(IBV_WR_SEND_WITH_INV))
+
+#define SROCE_SEND_FLAGS						\
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |	\
+	 IBV_SEND_INLINE)
+
+/*
+ * Checks one send WR against the QP before anything is written.  Returns 0
+ * or EINVAL.  *@inline_len gets the inline payload length.
+ */
+static int sroce_check_send_wr(const struct sroce_qp *qp,
+			       const struct ibv_send_wr *wr,
+			       uint32_t *inline_len)
+{
+	uint64_t len = 0;
+	int i;
+
+	if ((unsigned int)wr->opcode >= 32 ||
+	    !(sroce_qp_opcodes(qp->vqp.qp.qp_type) & SROCE_OP(wr->opcode)))
+		return EINVAL;
+	if (wr->send_flags & ~SROCE_SEND_FLAGS)
+		return EINVAL;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
+	if (wr->num_sge && !wr->sg_list)
+		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+
+	*inline_len = 0;
+	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return 0;
+	if (!(SROCE_INLINE_OPCODES & SROCE_OP(wr->opcode)))
+		return EINVAL;
+	/*
+	 * Every send slot holds SROCE_MAX_INLINE bytes, whatever inline size
+	 * the QP was created with: accept up to that, so callers that size
+	 * inline data from ibv_query_qp() never see a spurious error.
+	 */
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > SROCE_MAX_INLINE)
+		return EINVAL;
+	*inline_len = (uint32_t)len;
+	return 0;
+}
+
+/* Writes the WQE for a checked @wr into @wqe, a free slot we own. */
+static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
+				 const struct sroce_qp *qp,
+				 const struct ibv_send_wr *wr,
+				 uint32_t inline_len)
+{
+	uint32_t off = 0;
+	int i;
+
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->ex.imm_data = 0;
+	wqe->reserved0 = 0;
+	memset(&wqe->wr, 0, sizeof(wqe->wr));
+
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex.imm_data = wr->imm_data;
+		/* fall through */
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		wqe->wr.atomic.swap = wr->wr.atomic.swap;
+		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		wqe->ex.imm_data = wr->imm_data;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		wqe->wr.ud.ah_num = to_sah(wr->wr.ud.ah)->ah_num;
+		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* The caller may reuse its buffers as soon as we return. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(wqe->inline_data + off,
+			       (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->num_sge = 0;
+		wqe->inline_len = inline_len;
+	} else {
+		memcpy(wqe->sge, wr->sg_list,
+		       (size_t)wr->num_sge * sizeof(struct sroce_sge));
+		wqe->num_sge = (uint32_t)wr->num_sge;
+		wqe->inline_len = 0;
+	}
+}
+
+/*
+ * Doorbell: an empty legacy POST_SEND command (wr_count 0) makes the kernel
+ * look at the SQ producer index.  Returns 0 or an errno value.
+ */
+static int sroce_ring_doorbell(struct ibv_qp *ibqp)
+{
+	struct ib_uverbs_post_send_resp resp = {};
+	struct ibv_post_send cmd = {};
+	ssize_t n;
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.core_payload.response = (uintptr_t)&resp;
+	cmd.core_payload.qp_handle = ibqp->handle;
+	cmd.core_payload.wr_count = 0;
+	cmd.core_payload.sge_count = 0;
+	cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_send_wr);
+
+	n = write(ibqp->context->cmd_fd, &cmd, sizeof(cmd));
+	if (n == (ssize_t)sizeof(cmd))
+		return 0;
+	return n < 0 ? errno : EIO;
+}
+
+/*
+ * Reserves one slot of a work queue: returns false when @ring->limit WQEs
+ * are outstanding even after re-reading the kernel's consumer index.
+ */
+static bool sroce_wq_has_room(struct sroce_ring *ring, uint32_t prod,
+			      uint32_t *cons)
+{
+	if (prod - *cons < ring->limit)
+		return true;
+	*cons = sroce_load_acquire(&ring->hdr->consumer);
+	return prod - *cons < ring->limit;
+}
+
+static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *sq = &qp->sq;
+	uint32_t prod, cons, start, inline_len;
+	int ret = 0, db;
+
+	if (!bad_wr)
+		return EINVAL;
+	*bad_wr = NULL;
+	/* IBTA 10.3.1: the SQ accepts work requests from RTS on. */
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&sq->lock);
+	start = prod = sroce_load_own(&sq->hdr->producer);
+	cons = sroce_load_acquire(&sq->hdr->consumer);
+	for (; wr; wr = wr->next) {
+		ret = sroce_check_send_wr(qp, wr, &inline_len);
+		if (!ret && !sroce_wq_has_room(sq, prod, &cons))
+			ret = ENOMEM;
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+		sroce_build_send_wqe(sroce_ring_slot(sq, prod), qp, wr,
+				     inline_len);
+		prod++;
+	}
+	if (prod != start)
+		sroce_store_release(&sq->hdr->producer, prod);
+	pthread_spin_unlock(&sq->lock);
+
+	if (prod == start)
+		return ret;
+	db = sroce_ring_doorbell(ibqp);
+	return ret ? ret : db;
+}
+
+static int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_ring *rq = &qp->rq;
+	struct sroce_recv_wqe *wqe;
+	uint32_t prod, cons, start;
+	int ret = 0;
+
+	if (!bad_wr)
+		return EINVAL;
+	*bad_wr = NULL;
+	/* IBTA C10-97.2.1: no RQ work requests in RESET. */
+	if (!qp->has_rq || ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&rq->lock);
+	start = prod = sroce_load_own(&rq->hdr->producer);
+	cons = sroce_load_acquire(&rq->hdr->consumer);
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge ||
+		    (wr->num_sge && !wr->sg_list))
+			ret = EINVAL;
+		else if (!sroce_wq_has_room(rq, prod, &cons))
+			ret = ENOMEM;
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+		wqe = sroce_ring_slot(rq, prod);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = (uint32_t)wr->num_sge;
+		wqe->reserved = 0;
+		memcpy(wqe->sge, wr->sg_list,
+		       (size_t)wr->num_sge * sizeof(struct sroce_sge));
+		prod++;
+	}
+	if (prod != start)
+		sroce_store_release(&rq->hdr->producer, prod);
+	pthread_spin_unlock(&rq->lock);
+
+	/*
+	 * In ERR the kernel must complete new receive WQEs with a flush error
+	 * (IBTA 10.3.1); the doorbell makes it run the QP, which flushes both
+	 * queues.
+	 */
+	if (prod != start && ibqp->state == IBV_QPS_ERR)
+		sroce_ring_doorbell(ibqp);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Poll                                                                */
+/* ------------------------------------------------------------------ */
+
+#define SROCE_WC_FLAGS	(SROCE_WC_F_GRH | SROCE_WC_F_WITH_IMM | \
+			 SROCE_WC_F_WITH_INV)
+
+static void sroce_cqe_to_wc(struct ibv_wc *wc, const struct sroce_cqe *cqe)
+{
+	wc->wr_id = cqe->wr_id;
+	wc->status = (enum ibv_wc_status)cqe->status;
+	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = cqe->byte_len;
+	wc->imm_data = cqe->ex.imm_data;	/* or the invalidated rkey */
+	wc->qp_num = cqe->qp_num;
+	wc->src_qp = cqe->src_qp;
+	wc->wc_flags = cqe->wc_flags & SROCE_WC_FLAGS;
+	wc->pkey_index = cqe->pkey_index;
+	wc->slid = cqe->slid;
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+}
+
+static int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct sroce_ring *ring = &to_scq(ibcq)->ring;
+	struct sroce_cqe cqe;
+	uint32_t prod, cons, avail;
+	int n;
+
+	if (ne <= 0)
+		return 0;
+
+	pthread_spin_lock(&ring->lock);
+	cons = sroce_load_own(&ring->hdr->consumer);
+	prod = sroce_load_acquire(&ring->hdr->producer);
+	avail = prod - cons;
+	if (avail > ring->num) {
+		/* Kernel and provider disagree on the ring: report, not crash. */
+		pthread_spin_unlock(&ring->lock);
+		sroce_err(ibcq->context, "CQ ring corrupt (%u CQEs pending)\n",
+			  avail);
+		return -1;
+	}
+	for (n = 0; n < ne && (uint32_t)n < avail; n++) {
+		memcpy(&cqe, sroce_ring_slot(ring, cons + n), sizeof(cqe));
+		sroce_cqe_to_wc(&wc[n], &cqe);
+	}
+	if (n)
+		sroce_store_release(&ring->hdr->consumer, cons + n);
+	pthread_spin_unlock(&ring->lock);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Context operations (alphabetical)                                   */
+/* ------------------------------------------------------------------ */
+
+static void sroce_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.detach_mcast = ibv_cmd_detach_mcast,
+	.free_context = sroce_free_context,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.query_device_ex = sroce_query_device_ex,
+	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,
+};
+
+/* ------------------------------------------------------------------ */
+/* Context and device                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Refuses a kernel whose ring formats differ from the ones compiled in. */
+static bool sroce_abi_matches(struct ibv_device *ibdev,
+			      const struct sroce_alloc_ucontext_resp *r)
+{
+	if (r->abi_version == SROCE_ABI_VERSION &&
+	    r->max_sge == SROCE_MAX_SGE && r->max_inline == SROCE_MAX_INLINE &&
+	    r->send_wqe_size == sizeof(struct sroce_send_wqe) &&
+	    r->recv_wqe_size == sizeof(struct sroce_recv_wqe) &&
+	    r->cqe_size == sizeof(struct sroce_cqe))
+		return true;
+
+	fprintf(stderr,
+		"libsroce: %s: kernel ABI mismatch: kernel abi %u sge %u inline %u send/recv WQE %u/%u CQE %u bytes, provider abi %u sge %u inline %u send/recv WQE %zu/%zu CQE %zu bytes; install a matching sroce.ko and libsroce-rdmav34.so\n",
+		ibdev->name, r->abi_version, r->max_sge, r->max_inline,
+		r->send_wqe_size, r->recv_wqe_size, r->cqe_size,
+		SROCE_ABI_VERSION, SROCE_MAX_SGE, SROCE_MAX_INLINE,
+		sizeof(struct sroce_send_wqe), sizeof(struct sroce_recv_wqe),
+		sizeof(struct sroce_cqe));
+	return false;
+}
+
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_get_context_resp resp = {};
+	struct ibv_get_context cmd = {};
+	struct sroce_context *ctx;
+	int ret;
+
+	(void)private_data;
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+		(struct verbs_context *)offsetof(struct sroce_context, vctx),
+		0 /* RDMA_DRIVER_UNKNOWN: must equal the kernel's driver_id */);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		sroce_err(&ctx->vctx.context, "get_context failed: %s\n",
+			  strerror(ret));
+		goto err;
+	}
+	if (!sroce_abi_matches(ibdev, &resp.drv)) {
+		ret = EINVAL;
+		goto err;
+	}
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	verbs_uninit_context(&ctx->vctx);	/* closes cmd_fd */
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+static void sroce_free_context(struct ibv_context *ibctx)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static struct verbs_device *sroce_alloc_device(struct verbs_sysfs_dev *sysfs)
+{
+	struct sroce_device *dev;
+
+	(void)sysfs;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->vdev;
+}
+
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct sroce_device, vdev));
+}
+
+/* ------------------------------------------------------------------ */
+/* Matching and registration                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The kernel registers with driver_id RDMA_DRIVER_UNKNOWN, so we match the
+ * IB device name ("sroce0", ...), tried after every driver-id match.
+ */
+static const struct verbs_match_ent sroce_match_table[] = {
+	SROCE_NAME_MATCH(SROCE_IBDEV_PREFIX),
+	{},
+};
+
+static const struct verbs_device_ops sroce_dev_ops = {
+	.name = SROCE_PROVIDER_NAME,
+	.match_min_abi_version = SROCE_ABI_VERSION,
+	.match_max_abi_version = SROCE_ABI_VERSION,
+	.match_table = sroce_match_table,
+	.alloc_device = sroce_alloc_device,
+	.uninit_device = sroce_uninit_device,
+	.alloc_context = sroce_alloc_context,
+};
+
+static __attribute__((constructor)) void sroce_register_driver(void)
+{
+	verbs_register_driver_34(&sroce_dev_ops);
+}
