@@ -47,18 +47,24 @@ install: all
 	install -D -m 644 userspace/sroce.driver $(DESTDIR)$(DRIVER_DIR)/sroce.driver
 
 # ---- tests ------------------------------------------------------------------
+# Seconds: the whole VM run (keep above 4 x TEST_TIMEOUT), one tests/t-*.sh,
+# one perftest or pingpong run.
 VM_TIMEOUT ?= 3000
+TEST_TIMEOUT ?= 600
+PAIR_TIMEOUT ?= 60
 TESTS ?=
 
 kunit:
 	scripts/kunit
 
 vmtest:
-	scripts/vm --timeout $(VM_TIMEOUT) tests/run $(TESTS)
+	scripts/vm --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(TEST_TIMEOUT) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
 
 check: W ?= 1
 check:
-	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) scripts/check
+	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) scripts/check
 
 demo:
 	scripts/demo

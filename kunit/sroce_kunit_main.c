@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sroce_kunit: module of the sroce KUnit suites (kunit/*_kunit.c).  Each
- * file registers its own suite with kunit_test_suite(); KUnit runs them at
- * boot when built in, or at module load.
+ * sroce_kunit: module of the sroce KUnit suites (kunit/sroce_*_kunit.c).
+ * Each file registers its own suite with kunit_test_suite(); KUnit runs
+ * them at boot when built in, or when this module is loaded.
  */
 #include <linux/module.h>
 

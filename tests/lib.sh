@@ -221,13 +221,14 @@ perf_summary() {
 # pair_exec NAME SRV_NS CLI_NS PORT SERVER_CMD... -- CLIENT_CMD...
 # Starts SERVER_CMD in SRV_NS, waits until it listens on TCP PORT, runs
 # CLIENT_CMD in CLI_NS, each under a $PAIR_TIMEOUT s timeout; a server still
-# waiting 5 s after its client failed is killed. Output goes to PAIR_SLOG and
+# waiting 5 s after its client failed is killed; a process stuck in the
+# kernel is left behind and reported. Output goes to PAIR_SLOG and
 # PAIR_CLOG ($LOG_DIR/NAME.{server,client}.log). Returns 0 when both exit 0,
 # else 1 with the reason in PAIR_WHY. After $PAIR_MAX_TIMEOUTS timeouts in a
 # row it fails at once without running anything (a hung driver would
 # otherwise cost PAIR_TIMEOUT every time).
 pair_exec() {
-	local name=$1 sns=$2 cns=$3 port=$4 scmd=() spid src crc killed='' i
+	local name=$1 sns=$2 cns=$3 port=$4 scmd=() spid cpid src crc killed='' i
 	shift 4
 	while [[ $1 != -- ]]; do scmd+=("$1"); shift; done
 	shift
@@ -243,17 +244,25 @@ pair_exec() {
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
 	done
-	in_ns "$cns" timeout -k 5 "$PAIR_TIMEOUT" "$@" >"$PAIR_CLOG" 2>&1
+	# Both run in background and are waited for with deadlines: a process
+	# stuck in the kernel (D state) survives timeout's SIGKILL.
+	in_ns "$cns" timeout -k 5 "$PAIR_TIMEOUT" "$@" >"$PAIR_CLOG" 2>&1 &
+	cpid=$!
+	wait_pid "$cpid" $((PAIR_TIMEOUT + 10)) 2>/dev/null
 	crc=$?
-	if ((crc != 0)); then
-		for ((i = 0; i < 50; i++)); do kill -0 "$spid" 2>/dev/null && sleep 0.1; done
-		kill -0 "$spid" 2>/dev/null && { kill_perf; killed=1; }
-	fi
-	wait "$spid"
+	kill -0 "$cpid" 2>/dev/null && PAIR_WHY+="client stuck in the kernel, unkillable (timed out); "
+	wait_pid "$spid" $((crc == 0 ? PAIR_TIMEOUT + 10 : 5)) 2>/dev/null
 	src=$?
+	if kill -0 "$spid" 2>/dev/null; then   # a server left alone may wait forever
+		kill_perf
+		killed=1
+		wait_pid "$spid" 10 2>/dev/null
+		src=$?
+		kill -0 "$spid" 2>/dev/null && PAIR_WHY+="server stuck in the kernel, unkillable (timed out); "
+	fi
 	((crc == 124 || crc == 137)) && PAIR_WHY+="client timed out after ${PAIR_TIMEOUT}s; "
 	((src == 124 || (src == 137 && !killed))) && PAIR_WHY+="server timed out after ${PAIR_TIMEOUT}s; "
-	[[ -n $killed ]] && PAIR_WHY+="server killed 5 s after the client failed; "
+	[[ -n $killed ]] && PAIR_WHY+="server killed after the client ended; "
 	if [[ $PAIR_WHY == *"timed out"* ]]; then pair_timeouts=$((pair_timeouts + 1)); else pair_timeouts=0; fi
 	((crc == 0 && src == 0)) && return 0
 	PAIR_WHY+="client rc=$crc server rc=$src"

@@ -632,7 +632,7 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	if ((unsigned int)wr->opcode >= 32 ||
 	    !(sroce_qp_opcodes(qp->vqp.qp.qp_type) & SROCE_OP(wr->opcode)))
 		return EINVAL;
-	if (wr->send_flags & ~SROCE_SEND_FLAGS)
+	if (wr->send_flags & ~(unsigned int)SROCE_SEND_FLAGS)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;

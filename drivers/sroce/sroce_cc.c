@@ -25,6 +25,7 @@
 #include <linux/timekeeping.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
+#include <net/netlink.h>
 #include <rdma/restrack.h>
 #include <kunit/visibility.h>
 
@@ -1191,26 +1192,14 @@ int sroce_cc_send_cnp(struct sroce_qp *qp, const struct sroce_av *path,
 	return err;
 }
 
-/**
- * sroce_cc_fill_res_qp_entry() - congestion state for `rdma resource show qp`
- * @msg: netlink message being built (ib_device_ops.fill_res_qp_entry)
- * @qp: QP
- *
- * Adds driver attributes: cc_rate_mbps (current rate RC, or the ceiling
- * when not limited), cc_target_mbps (RT), cc_alpha (alpha in units of
- * 1/1024) and cc_limited (0/1), after applying elapsed periods.
- * Context: process (netlink dump).
- * Return: 0, or -EMSGSIZE when @msg is full.
- */
-int sroce_cc_fill_res_qp_entry(struct sk_buff *msg, struct sroce_qp *qp)
+/* The driver attributes of a QP, inside the caller's nest. */
+static int sroce_cc_put_res_qp_attrs(struct sk_buff *msg, struct sroce_qp *qp,
+				     struct sroce_cc_params *p)
 {
-	struct sroce_cc_params *p = qp->dev->cc;
 	u32 rate, target, alpha;
 	unsigned long flags;
 	bool limited;
 
-	if (!p)
-		return 0;
 	spin_lock_irqsave(&qp->cc.lock, flags);
 	sroce_cc_rp_advance(&qp->cc.rp, ktime_get_ns(), p);
 	limited = qp->cc.rp.active;
@@ -1224,5 +1213,36 @@ int sroce_cc_fill_res_qp_entry(struct sk_buff *msg, struct sroce_qp *qp)
 	    rdma_nl_put_driver_u32(msg, "cc_alpha", alpha) ||
 	    rdma_nl_put_driver_u32(msg, "cc_limited", limited))
 		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * sroce_cc_fill_res_qp_entry() - congestion state for `rdma resource show qp`
+ * @msg: netlink message being built
+ * @qp: QP
+ *
+ * The body of ib_device_ops.fill_res_qp_entry: opens the
+ * RDMA_NLDEV_ATTR_DRIVER nest and adds, after applying elapsed periods,
+ * cc_rate_mbps (current rate RC in Mb/s, or the ceiling when not limited),
+ * cc_target_mbps (RT), cc_alpha (alpha in units of 1/1024) and cc_limited
+ * (0/1).  Shown by `rdma -dd resource show qp`.
+ * Context: process (netlink dump).
+ * Return: 0, or -EMSGSIZE when @msg is full (nothing is left in it).
+ */
+int sroce_cc_fill_res_qp_entry(struct sk_buff *msg, struct sroce_qp *qp)
+{
+	struct sroce_cc_params *p = qp->dev->cc;
+	struct nlattr *nest;
+
+	if (!p)
+		return 0;
+	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	if (sroce_cc_put_res_qp_attrs(msg, qp, p)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
 	return 0;
 }

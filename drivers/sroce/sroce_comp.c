@@ -82,13 +82,11 @@ static void sroce_comp_post_cqe(struct sroce_qp *qp,
 	sroce_cq_post(qp->scq, &cqe, false);
 }
 
-static void sroce_comp_put_rd_slot(struct sroce_req *req,
-				   struct sroce_req_wqe *w)
+/* The last response of a READ chunk or atomic arrived: free its slot. */
+static void sroce_comp_put_rd_slot(struct sroce_req *req)
 {
-	if (!w->rd_slot)
-		return;
-	w->rd_slot = false;
-	req->rd_outstanding--;
+	if (!WARN_ON_ONCE(!req->rd_outstanding))
+		req->rd_outstanding--;
 }
 
 /**
@@ -137,7 +135,6 @@ void sroce_comp_retire(struct sroce_qp *qp)
 		w = sroce_req_wqe(req, idx);
 		if (w->state != SROCE_WQE_DONE)
 			break;
-		sroce_comp_put_rd_slot(req, w);
 		sroce_comp_post_cqe(qp, w, IB_WC_SUCCESS);
 	}
 	if (idx == qp->sq.kidx)
@@ -367,17 +364,18 @@ static void *sroce_comp_payload(struct sk_buff *skb, u32 *len)
 
 /*
  * Length rule of READ responses (9.7.5.1.3 / C9-177): every response but
- * the last carries a full MTU, the last one the rest; FIRST/MIDDLE before
- * the last, LAST/ONLY at it (a resumed READ may start with either).
+ * the last of a READ request (chunk) carries a full MTU, the last one the
+ * rest; FIRST/MIDDLE before the last, LAST/ONLY at it (a resumed READ may
+ * start with either).
  */
 static bool sroce_comp_read_len_ok(const struct sroce_req *req,
 				   const struct sroce_req_wqe *w, u8 opcode,
 				   u32 psn, u32 off, u32 len)
 {
-	if (psn == w->last_psn)
+	if (psn == sroce_req_chunk_last(w, psn))
 		return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
 			opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY) &&
-		       len == w->length - off;
+		       len == min(w->length - off, req->mtu);
 	return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
 		opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) &&
 	       len == req->mtu;
@@ -467,6 +465,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	sroce_comp_advance(req, sroce_psn_add(psn, 1));
+	if (psn == sroce_req_chunk_last(w, psn))
+		sroce_comp_put_rd_slot(req);
 	if (psn != w->last_psn)
 		return;
 	sroce_comp_release_rcur(req);
@@ -499,6 +499,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 		return;
 	}
 	sroce_comp_advance(&qp->dp.req, sroce_psn_add(pkt->psn, 1));
+	sroce_comp_put_rd_slot(&qp->dp.req);
 	w->state = SROCE_WQE_DONE;
 	sroce_comp_retire(qp);
 }
@@ -510,7 +511,11 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 /*
  * Is the response worth looking at?  Only on an RC QP whose send side
  * works, and only for a PSN sent and not yet acknowledged: older ones are
- * duplicates, newer ones ghosts (9.7.5.1.1).
+ * duplicates, newer ones ghosts (9.7.5.1.1).  A duplicate still shows the
+ * responder alive and the path merely slow (replies to retries queued
+ * behind older ones): it defers the local ACK timeout, so that retries do
+ * not pile more replays onto a congested path, but it reloads no retry
+ * counter.
  */
 static bool sroce_comp_accept(struct sroce_qp *qp,
 			      const struct sroce_pkt_info *pkt)
@@ -520,8 +525,11 @@ static bool sroce_comp_accept(struct sroce_qp *qp,
 	if (qp->type != IB_QPT_RC || !req->wqes || req->error ||
 	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
 		return false;
-	return sroce_psn_diff(pkt->psn, req->comp_psn) >= 0 &&
-	       sroce_psn_before(pkt->psn, req->max_psn);
+	if (sroce_psn_before(pkt->psn, req->comp_psn)) {
+		req->last_progress = jiffies;
+		return false;
+	}
+	return sroce_psn_before(pkt->psn, req->max_psn);
 }
 
 /*
@@ -687,7 +695,7 @@ bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 			status = w->status;
 		else if (w->state == SROCE_WQE_DONE)
 			status = IB_WC_SUCCESS;
-		w->rd_slot = false;
+		w->rd_issued = 0;
 		sroce_comp_post_cqe(qp, w, status);
 		sroce_queue_consume(&qp->sq, 1);
 	}

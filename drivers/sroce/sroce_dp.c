@@ -217,7 +217,13 @@ static bool sroce_dp_run(struct sroce_qp *qp, int budget)
 	sroce_comp_timers(qp);
 	more |= sroce_req_run(qp, budget);
 	sroce_comp_check_drained(qp);
-	more |= sroce_resp_run(qp);
+	if (sroce_resp_run(qp)) {
+		/* pushed back: retry after a pause, not in a hot loop */
+		if (qp->dp.resp.tx_blocked)
+			sroce_req_tx_pause(qp);
+		else
+			more = true;
+	}
 	if (sroce_dp_sq_in_error(qp))
 		more |= sroce_comp_flush(qp, budget);
 	/* the QP may have entered ERR during this run (sroce_qp_error()) */

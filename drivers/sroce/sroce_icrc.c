@@ -20,6 +20,7 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/skbuff.h>
+#include <kunit/visibility.h>
 
 #include "sroce_hdr.h"
 
@@ -123,3 +124,4 @@ u32 sroce_icrc_compute(struct sk_buff *skb, const struct sroce_pkt_info *pkt)
 					  &sroce_crc_ops);
 	return ~crc;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_compute);

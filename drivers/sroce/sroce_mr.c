@@ -26,6 +26,7 @@
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_verbs.h"
@@ -68,6 +69,7 @@ void sroce_mr_put(struct sroce_mr *mr)
 {
 	kref_put(&mr->ref, sroce_mr_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_put);
 
 /*
  * IBTA 10.6.3.1 / C10-10: remote write and remote atomic access need local
@@ -165,6 +167,7 @@ int sroce_mr_init_dma(struct sroce_dev *dev, struct sroce_mr *mr,
 	sroce_mr_publish(dev, mr);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_init_dma);
 
 /* Collect the pinned pages once, in iova order. */
 static int sroce_mr_build_pages(struct sroce_mr *mr)
@@ -277,6 +280,7 @@ void sroce_mr_destroy(struct sroce_mr *mr)
 	mr->umem = NULL;
 	sroce_kfree_rcu_sleepable(mr);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_destroy);
 
 /**
  * sroce_mr_lookup() - find a valid MR by lkey or rkey
@@ -300,6 +304,7 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
 	rcu_read_unlock();
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
 
 /**
  * sroce_mr_check() - protection check of an access to an MR
@@ -337,6 +342,7 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		return -EFAULT;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
 
 static void sroce_copy_dir(void *mem, void *buf, u32 len,
 			   enum sroce_copy_dir dir)
@@ -415,6 +421,7 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *cur,
 	cur->off = 0;
 	cur->mr = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sge_cursor_init);
 
 /**
  * sroce_sge_cursor_release() - drop the MR reference a cursor holds
@@ -429,6 +436,7 @@ void sroce_sge_cursor_release(struct sroce_sge_cursor *cur)
 		cur->mr = NULL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sge_cursor_release);
 
 static void sroce_sge_cursor_next(struct sroce_sge_cursor *cur)
 {
@@ -492,6 +500,7 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sge_copy);
 
 /**
  * sroce_sge_total() - total bytes of an SGE list
@@ -514,3 +523,4 @@ int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total)
 	*total = sum;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_sge_total);

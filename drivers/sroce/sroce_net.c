@@ -36,6 +36,7 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_net.h"
@@ -240,8 +241,9 @@ static u8 sroce_net_rx_ecn(const struct sk_buff *skb)
  * the destination QP.  Return: 0, or -EINVAL with @*drop set to the
  * counter of the reason.
  */
-static int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
-			   enum sroce_counter *drop)
+VISIBLE_IF_KUNIT int sroce_net_check(struct sroce_dev *dev,
+				     struct sk_buff *skb,
+				     enum sroce_counter *drop)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 	const struct sroce_opcode_info *info;
@@ -289,6 +291,7 @@ static int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
 						     RDMA_NETWORK_IPV6;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_check);
 
 /*
  * encap_rcv of the 4791 sockets: skb->data is at the UDP header, whose
@@ -631,6 +634,7 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
 			htons(ETH_P_IP) : htons(ETH_P_IPV6);
 	return skb;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
 
 static struct dst_entry *sroce_net_route4(struct net *net,
 					  struct sroce_dev *dev,

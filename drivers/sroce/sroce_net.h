@@ -28,4 +28,13 @@ struct sroce_qp;
  */
 u8 sroce_net_ecn_bits(struct sroce_dev *dev, struct sroce_qp *qp, u8 opcode);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+#include <linux/skbuff.h>
+#include "sroce.h"
+
+/* Receive validation, static unless KUnit tests it (sroce_rx suite). */
+int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
+		    enum sroce_counter *drop);
+#endif
+
 #endif /* SROCE_NET_H */

@@ -19,6 +19,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <rdma/ib_pack.h>
+#include <kunit/visibility.h>
 
 #include "sroce_hdr.h"
 
@@ -198,6 +199,7 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 		.offset	= SROCE_L_CNP_OFF,
 	},
 };
+EXPORT_SYMBOL_IF_KUNIT(sroce_opcode);
 
 /* IBTA 9.7.5.2.8 table 45: minimal RNR NAK timer, in microseconds. */
 static const u32 sroce_rnr_timer_table_us[32] = {
@@ -220,6 +222,7 @@ u32 sroce_rnr_timer_us(u8 code)
 {
 	return sroce_rnr_timer_table_us[code & 0x1f];
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_rnr_timer_us);
 
 /**
  * sroce_retry_timeout_us() - local ACK timeout for the QP attribute "timeout"
@@ -236,3 +239,4 @@ u64 sroce_retry_timeout_us(u8 timeout)
 		return 0;
 	return DIV_ROUND_UP_ULL(4096ULL << timeout, 1000);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_retry_timeout_us);

@@ -18,6 +18,7 @@
  */
 
 #include <linux/log2.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_verbs.h"
@@ -65,6 +66,7 @@ bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
 {
 	return ib_modify_qp_is_ok(cur, next, type, mask);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_modify_qp_ok);
 
 /**
  * sroce_qp_release() - kref release: the last reference is gone
@@ -79,6 +81,7 @@ void sroce_qp_release(struct kref *ref)
 
 	complete(&qp->done);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_release);
 
 /**
  * sroce_qp_lookup() - find a QP by QPN for a received packet
@@ -533,8 +536,13 @@ void sroce_qp_destroy(struct sroce_qp *qp)
 	struct sroce_dev *dev = qp->dev;
 
 	xa_erase(&dev->qp_xa, sroce_qpn(qp));
-	/* After this no lookup can still hold a pointer without a ref. */
-	synchronize_rcu();
+	/*
+	 * After this no lookup can still hold a pointer without a reference.
+	 * Expedited: a normal grace period costs tens of ms per destroyed QP,
+	 * which applications that churn QPs (and device removal with many
+	 * QPs) would feel.
+	 */
+	synchronize_rcu_expedited();
 
 	sroce_dp_stop(qp);
 	sroce_qp_put(qp);

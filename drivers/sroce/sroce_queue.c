@@ -17,6 +17,7 @@
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_verbs.h"
@@ -120,6 +121,7 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 		  uctx ? " (user)" : "");
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
 /**
  * sroce_queue_cleanup() - release a ring
@@ -150,6 +152,7 @@ void sroce_queue_cleanup(struct sroce_queue *q)
 	q->hdr = NULL;
 	q->slots = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_cleanup);
 
 /**
  * sroce_mmap() - map a ring into a process (ib_device_ops.mmap)
@@ -277,3 +280,4 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_cq_post);

@@ -43,6 +43,8 @@
  * @psn: its PSN
  * @npsn: PSNs it uses: 1, or the responses an RDMA READ request asks for
  * @off: message offset of its payload, or where a READ request starts
+ * @rlen: RETH DMA length: the rest of the message (WRITE), the bytes a
+ *	READ request asks for
  * @payload: payload bytes
  * @opcode: BTH opcode
  * @first: first packet of the message
@@ -52,6 +54,7 @@ struct sroce_req_pkt {
 	u32 psn;
 	u32 npsn;
 	u32 off;
+	u32 rlen;
 	u32 payload;
 	u8 opcode;
 	bool first;
@@ -224,7 +227,7 @@ int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
 	w = sroce_req_wqe(req, req->fetch_idx);
 	w->state = SROCE_WQE_POSTED;
 	w->status = IB_WC_SUCCESS;
-	w->rd_slot = false;
+	w->rd_issued = 0;
 	w->cls = 0;
 	w->length = 0;
 	ok = sroce_req_copy_slot(qp, req->fetch_idx, &w->wqe, header_only);
@@ -361,20 +364,32 @@ static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/*
- * The network pushed back (or memory is short): send nothing until a
- * short pause is over.  Not a loss; nothing is counted as retransmitted.
+/**
+ * sroce_req_tx_pause() - the network pushed back: pause the QP's sending
+ * @qp: queue pair
+ *
+ * The requester sends nothing until @tx_timer fires and runs the QP again
+ * (the responder retries then too).  The pause doubles, from
+ * SROCE_REQ_TX_PAUSE_MIN_NS to SROCE_REQ_TX_PAUSE_MAX_NS, while the
+ * network keeps pushing back, so a full backlog gets the time to drain
+ * (when ksoftirqd drains it, a requeued high-priority worker would only
+ * compete with it).  Backpressure is not a loss: nothing is counted as
+ * retransmitted.
+ * Context: data path run (owns the QP's RUNNING bit).
  */
-static void sroce_req_backpressure(struct sroce_qp *qp)
+void sroce_req_tx_pause(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->dp.req;
 
+	sroce_dp_assert_run(qp);
 	req->tx_blocked = true;
 	if (hrtimer_is_queued(&req->tx_timer))
 		return;
 	sroce_qp_get(qp);
-	hrtimer_start(&req->tx_timer, ns_to_ktime(SROCE_REQ_TX_RETRY_NS),
+	hrtimer_start(&req->tx_timer, ns_to_ktime(req->tx_pause_ns),
 		      HRTIMER_MODE_REL_SOFT);
+	req->tx_pause_ns = min(2 * req->tx_pause_ns,
+			       (u32)SROCE_REQ_TX_PAUSE_MAX_NS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -434,11 +449,15 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	p->psn = req->psn;
 	p->off = k * req->mtu;
 	p->first = !k;
+	p->rlen = w->length - p->off;
 	if (w->cls & SROCE_WR_RD_ATOMIC) {
-		/* 9.7.4.1.3: a (re)sent READ asks for everything from p->off */
-		p->npsn = npsn - k;
+		/* 9.7.4.1.3: a (re)sent READ asks for the rest of its chunk */
+		u32 last = sroce_req_chunk_last(w, req->psn);
+
+		p->npsn = sroce_psn_diff(last, req->psn) + 1;
+		p->rlen = min(p->rlen, p->npsn * req->mtu);
 		p->payload = 0;
-		p->last = true;
+		p->last = last == w->last_psn;
 	} else {
 		p->npsn = 1;
 		p->payload = min(req->mtu, w->length - p->off);
@@ -460,7 +479,8 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	se = p->last && (w->wqe.send_flags & IB_SEND_SOLICITED) &&
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
 	if (qp->type == IB_QPT_RC) {
-		ackreq = p->last || ++req->noack_pkts >= SROCE_REQ_ACK_EVERY;
+		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
+			 ++req->noack_pkts >= SROCE_REQ_ACK_EVERY;
 		if (ackreq)
 			req->noack_pkts = 0;
 	}
@@ -517,7 +537,7 @@ static void sroce_req_fill_ext(const struct sroce_qp *qp,
 
 		reth->va = cpu_to_be64(wqe->wr.rdma.remote_addr + p->off);
 		reth->rkey = cpu_to_be32(wqe->wr.rdma.rkey);
-		reth->len = cpu_to_be32(w->length - p->off);
+		reth->len = cpu_to_be32(p->rlen);
 	}
 	if (info->mask & SROCE_MASK_IMMDT) {
 		struct sroce_immdt *imm =
@@ -656,19 +676,24 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	err = sroce_net_xmit(qp->dev, qp, av, skb);
 	if (err == -EAGAIN)
 		return err;
+	req->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	sroce_req_advance(qp, w, &p);
 	return 0;
 }
 
-/* Initiator depth (IBTA 9.5): a READ or atomic needs one of the slots. */
+/*
+ * Initiator depth (IBTA 9.5): a READ chunk or an atomic sent for the first
+ * time needs one of the max_rd_atomic slots (a retransmission reuses its
+ * chunk's).  @k is the chunk the next request belongs to.
+ */
 static bool sroce_req_take_rd_slot(struct sroce_req *req,
-				   struct sroce_req_wqe *w)
+				   struct sroce_req_wqe *w, u32 k)
 {
-	if (!(w->cls & SROCE_WR_RD_ATOMIC) || w->rd_slot)
+	if (!(w->cls & SROCE_WR_RD_ATOMIC) || k < w->rd_issued)
 		return true;
 	if (req->rd_outstanding >= req->max_rd_atomic)
 		return false;
-	w->rd_slot = true;
+	w->rd_issued = k + 1;
 	req->rd_outstanding++;
 	return true;
 }
@@ -689,6 +714,12 @@ static void sroce_req_start(struct sroce_req *req, struct sroce_req_wqe *w)
 	req->issued_idx++;
 }
 
+/* A new WQE may not go yet after all: it stays unstarted. */
+static void sroce_req_unstart(struct sroce_req *req)
+{
+	req->issued_idx--;
+}
+
 /*
  * May the next packet of @w leave now?  A WQE not started yet waits in
  * SQD (no new WQEs, 10.3.1.4) and behind a fence (10.8.3.3: prior READs
@@ -698,26 +729,30 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
 	struct sroce_req *req = &qp->dp.req;
 	bool fresh = req->send_idx == req->issued_idx;
-	u32 npsn = 1;
+	u32 npsn = 1, k = 0;
 
 	if (fresh) {
 		if (req->state == IB_QPS_SQD)
 			return false;
 		if ((w->wqe.send_flags & IB_SEND_FENCE) && req->rd_outstanding)
 			return false;
-	}
-	if (!sroce_req_take_rd_slot(req, w))
-		return false;
-	if (qp->type == IB_QPT_RC) {
-		if (w->cls & SROCE_WR_READ)
-			npsn = fresh ? sroce_req_wqe_npsn(req, w) :
-			       sroce_psn_diff(w->last_psn, req->psn) + 1;
-		if (!sroce_req_window_ok(req, npsn))
-			return false;
-	}
-	if (fresh)
 		sroce_req_start(req, w);
+	}
+	if (w->cls & SROCE_WR_READ) {
+		npsn = sroce_psn_diff(sroce_req_chunk_last(w, req->psn),
+				      req->psn) + 1;
+		k = (u32)sroce_psn_diff(req->psn, w->first_psn) /
+		    SROCE_REQ_READ_CHUNK;
+	}
+	if (qp->type == IB_QPT_RC && !sroce_req_window_ok(req, npsn))
+		goto wait;
+	if (!sroce_req_take_rd_slot(req, w, k))
+		goto wait;
 	return true;
+wait:
+	if (fresh)
+		sroce_req_unstart(req);
+	return false;
 }
 
 /*
@@ -748,7 +783,7 @@ static void sroce_req_send_error(struct sroce_qp *qp, struct sroce_req_wqe *w,
 				 int err)
 {
 	if (err == -EAGAIN) {
-		sroce_req_backpressure(qp);
+		sroce_req_tx_pause(qp);
 		return;
 	}
 	sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
@@ -973,6 +1008,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->tx_timer.function = sroce_req_tx_timer_fn;
 	req->mtu = 256;
 	req->max_rd_atomic = 1;
+	req->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	req->fetch_idx = qp->sq.kidx;
 	req->send_idx = qp->sq.kidx;
 	req->issued_idx = qp->sq.kidx;

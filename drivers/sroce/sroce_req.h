@@ -46,12 +46,26 @@ struct sk_buff;
 
 /* Packets of one message between AckReq bits (IBTA 9.7.2; rxe: 64). */
 #define SROCE_REQ_ACK_EVERY	64
-/* PSNs the requester may run ahead of the oldest unacknowledged one. */
-#define SROCE_REQ_WINDOW	512
+/*
+ * PSNs the requester may run ahead of the oldest unacknowledged one.  With
+ * ACKs every SROCE_REQ_ACK_EVERY packets this keeps the pipe full, and a
+ * go-back-N burst plus the originals still queued stays below a netdev
+ * backlog (netdev_max_backlog, 1000 by default).
+ */
+#define SROCE_REQ_WINDOW	256
+/*
+ * PSNs one RDMA READ request asks for: a READ WQE goes out as several READ
+ * requests of at most this many response packets, so the PSN window paces
+ * READ responses as it paces writes, and a retry replays one chunk at most.
+ * Each chunk is an ordinary READ request on the wire and holds one of the
+ * max_rd_atomic initiator slots while its responses are due (IBTA 9.5).
+ */
+#define SROCE_REQ_READ_CHUNK	(SROCE_REQ_WINDOW / 2)
 /* PSNs one WQE may use: its whole range must stay below 2^23 (9.7.1). */
 #define SROCE_REQ_MAX_WQE_PSNS	((1U << 23) - 1)
-/* Pause after the network pushed back before sending again. */
-#define SROCE_REQ_TX_RETRY_NS	(50 * NSEC_PER_USEC)
+/* Pause after the network pushed back: doubles while it keeps pushing. */
+#define SROCE_REQ_TX_PAUSE_MIN_NS	(20 * NSEC_PER_USEC)
+#define SROCE_REQ_TX_PAUSE_MAX_NS	(1000 * NSEC_PER_USEC)
 
 /**
  * enum sroce_req_flag - bits of &struct sroce_req.flags
@@ -110,7 +124,8 @@ enum sroce_wqe_state {
  * @cls: SROCE_WR_* bits
  * @state: enum sroce_wqe_state
  * @status: enum ib_wc_status when @state is SROCE_WQE_ERROR
- * @rd_slot: holds one of the max_rd_atomic initiator slots (9.5)
+ * @rd_issued: READ chunks (an atomic: 1) sent so far; each took an
+ *	initiator slot, given back when its last response arrives
  */
 struct sroce_req_wqe {
 	struct sroce_send_wqe wqe;
@@ -120,7 +135,7 @@ struct sroce_req_wqe {
 	u16 cls;
 	u8 state;
 	u8 status;
-	bool rd_slot;
+	u32 rd_issued;
 };
 
 /**
@@ -153,7 +168,7 @@ struct sroce_req_wqe {
  * @max_psn: see the file comment
  * @comp_psn: see the file comment
  * @noack_pkts: packets sent since the last AckReq
- * @rd_outstanding: WQEs holding an initiator slot
+ * @rd_outstanding: READ chunks and atomics sent whose responses are due
  * @cur: gather cursor of the WQE at @send_idx (when @cur_valid)
  * @cur_off: message offset @cur is at
  * @cur_valid: @cur is initialised and may hold an MR reference
@@ -166,6 +181,7 @@ struct sroce_req_wqe {
  *	no progress was seen since; more of them do not restart it
  * @rnr_wait: waiting for @rnr_timer; nothing is sent
  * @tx_blocked: waiting for @tx_timer after backpressure
+ * @tx_pause_ns: the next backpressure pause; reset when a packet leaves
  * @error: the send side failed; nothing is sent, the SQ is flushed
  * @sq_broken: the producer index was hostile; the ring is not read again
  * @drained_event: IB_EVENT_SQ_DRAINED was raised in this SQD period
@@ -216,6 +232,7 @@ struct sroce_req {
 	bool retrying;
 	bool rnr_wait;
 	bool tx_blocked;
+	u32 tx_pause_ns;
 	bool error;
 	bool sq_broken;
 	bool drained_event;
@@ -237,6 +254,17 @@ static inline u32 sroce_req_wqe_npsn(const struct sroce_req *req,
 	return max_t(u32, DIV_ROUND_UP(w->length, req->mtu), 1);
 }
 
+/* Last PSN of the READ chunk (an atomic: its PSN) that holds @psn. */
+static inline u32 sroce_req_chunk_last(const struct sroce_req_wqe *w, u32 psn)
+{
+	u32 k = (u32)sroce_psn_diff(psn, w->first_psn) / SROCE_REQ_READ_CHUNK;
+	u32 end = (k + 1) * SROCE_REQ_READ_CHUNK - 1;
+
+	if (end >= (u32)sroce_psn_diff(w->last_psn, w->first_psn))
+		return w->last_psn;
+	return sroce_psn_add(w->first_psn, end);
+}
+
 /* ---- sroce_req.c ---- */
 int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
@@ -247,6 +275,7 @@ bool sroce_req_run(struct sroce_qp *qp, int budget);
 void sroce_req_rewind(struct sroce_qp *qp);
 void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		    enum ib_wc_status status);
+void sroce_req_tx_pause(struct sroce_qp *qp);
 int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only);
 void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 			 unsigned long expires);

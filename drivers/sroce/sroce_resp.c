@@ -17,8 +17,9 @@
  * of packets at a time, and a packet the network pushes back (-EAGAIN) is
  * rebuilt and sent again later.
  *
- * Context: the QP's work item, serialized per QP; nothing here sleeps, so
- * the work loop may also call in from softirq.
+ * Context: a data path run of the QP (it owns SROCE_DP_RUNNING, see
+ * sroce_dp.h): the work item, or inline from RX softirq or post_send; runs
+ * of one QP never overlap.  Nothing here sleeps (GFP_ATOMIC).
  */
 
 #include <linux/ip.h>
@@ -156,7 +157,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 }
 
 /*
- * Size the responder resources to max_dest_rd_atomic (IBTA 9.5, o9-?):
+ * Size the responder resources to max_dest_rd_atomic (IBTA 9.5):
  * the queue is dropped first since it indexes them.  GFP_ATOMIC: callers
  * may run in softirq.  On failure read/atomic requests are dropped (the
  * requester retries) and the allocation is tried again later.
@@ -737,7 +738,7 @@ static void sroce_resp_unrel_error(struct sroce_qp *qp,
 /* ------------------------------------------------------------------ */
 
 /*
- * Opcode sequence (IBTA 9.7.4.1.4 / C9-88): a message in progress only
+ * Opcode sequence (IBTA 9.7.4.1.4): a message in progress only
  * takes its own MIDDLE/LAST packets; otherwise a packet must start one.
  */
 static bool sroce_resp_op_seq_ok(const struct sroce_resp *resp, u32 mask)
@@ -754,7 +755,7 @@ static bool sroce_resp_op_seq_ok(const struct sroce_resp *resp, u32 mask)
 	}
 }
 
-/* The QP's access flags enable the operation (IBTA 9.7.5.1.2, C9-?). */
+/* The QP's access flags enable the operation (IBTA 9.7.5.1.2). */
 static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
 {
 	int acc = resp->attr.access;
@@ -816,7 +817,7 @@ static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 }
 
 /*
- * A new READ or atomic needs a free responder resource (IBTA 9.5, C9-?):
+ * A new READ or atomic needs a free responder resource (IBTA 9.5):
  * none configured, or all still answering, is an invalid request.
  */
 static enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
@@ -901,7 +902,7 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
 
 /*
  * SEND with Invalidate: invalidate the MR named by the IETH R_Key, which
- * must belong to the QP's PD (IBTA 9.4.1.1, 10.6.6, o10-?).
+ * must belong to the QP's PD (IBTA 9.4.1.1, 10.6.6).
  */
 static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 {
@@ -1341,7 +1342,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 
 /*
  * A request ahead of the expected PSN: one PSN sequence error NAK per gap
- * (IBTA 9.7.5.1.1, C9-?), carrying the expected PSN; drop.
+ * (IBTA 9.7.5.1.1), carrying the expected PSN; drop.
  */
 static void sroce_resp_out_of_seq(struct sroce_qp *qp)
 {
@@ -1444,7 +1445,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!sroce_resp_uc_psn_ok(qp, pkt))
 		return;
 	if (!sroce_resp_op_seq_ok(resp, pkt->mask)) {
-		/* a new message ends an unfinished one (C9-?) */
+		/* a new message ends an unfinished one (IBTA 9.8.3) */
 		sroce_resp_msg_end(qp);
 		if (!(pkt->mask & SROCE_MASK_START)) {
 			sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
@@ -1619,8 +1620,8 @@ void sroce_resp_modify(struct sroce_qp *qp, int mask,
  * requests are placed without responses.  A few queued response packets
  * are sent at once; sroce_resp_run() sends the rest.
  *
- * Context: the QP's work item (serialized per QP), or softirq with the
- * same serialization; does not sleep.
+ * Context: a data path run of the QP (SROCE_DP_RUNNING owned), process or
+ * softirq; does not sleep.
  */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 {
@@ -1628,6 +1629,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_resp *resp = to_resp(qp);
 	s64 len;
 
+	sroce_dp_assert_run(qp);
 	sroce_resp_sync(qp);
 	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
@@ -1663,14 +1665,18 @@ drop:
  * Outside RTR/RTS/SQD/SQE the queue is dropped.  Also applies a pending
  * move to RESET, releasing held MRs: call it whenever the work runs.
  *
- * Context: the QP's work item; does not sleep.
- * Return: true while responses remain to be sent.
+ * Context: a data path run of the QP (SROCE_DP_RUNNING owned); does not
+ * sleep.
+ * Return: true while responses remain to be sent; then @tx_blocked in
+ * struct sroce_resp tells whether the network pushed back.
  */
 bool sroce_resp_run(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_resp(qp);
 
+	sroce_dp_assert_run(qp);
 	sroce_resp_sync(qp);
+	resp->tx_blocked = false;
 	if (list_empty(&resp->out))
 		return false;
 	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
@@ -1691,7 +1697,8 @@ bool sroce_resp_run(struct sroce_qp *qp)
  * (SROCE_QUEUE_F_ERROR) and flushes nothing.  Does nothing unless the QP
  * is in the error state.
  *
- * Context: the QP's work item; does not sleep.
+ * Context: a data path run of the QP (SROCE_DP_RUNNING owned); does not
+ * sleep.
  */
 void sroce_resp_flush(struct sroce_qp *qp)
 {
@@ -1700,6 +1707,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	struct sroce_cqe cqe;
 	int n;
 
+	sroce_dp_assert_run(qp);
 	sroce_resp_sync(qp);
 	if (resp->attr.state != IB_QPS_ERR && !resp->failed)
 		return;
