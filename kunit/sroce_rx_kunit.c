@@ -39,6 +39,9 @@ enum sroce_rx_spoil {
 	SROCE_RX_NONLINEAR,	/* payload and ICRC in a page fragment */
 };
 
+/* Q_Key of the UD QP; DETHs of the test packets carry it (GSI: 0x80010000) */
+#define SROCE_RX_QKEY	0x11111111U
+
 struct sroce_rx_case {
 	const char *name;
 	bool ipv6;
@@ -197,6 +200,8 @@ static int sroce_rx_init(struct kunit *test)
 			return -ENOMEM;
 		qp->dev = ctx->dev;
 		qp->type = sroce_rx_qps[i].type;
+		qp->state = IB_QPS_RTS;
+		qp->attr.qkey = SROCE_RX_QKEY;
 		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
 		kref_init(&qp->ref);
 		init_completion(&qp->done);
@@ -287,6 +292,12 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		((struct sroce_bth *)p)->qpn |= cpu_to_be32(SROCE_BTH_BECN);
 	for (i = 0; i < c->payload + c->extra; i++)
 		p[hlen + i] = i * 13 + 5;
+	if (info->name && (info->mask & SROCE_MASK_DETH)) {
+		struct sroce_deth *deth = (void *)(p + info->offset[SROCE_HDR_DETH]);
+
+		deth->qkey = cpu_to_be32(c->qpn == SROCE_RX_QPN_GSI ?
+					 SROCE_GSI_QKEY : SROCE_RX_QKEY);
+	}
 
 	/* header spoils first: the ICRC covers them and stays right */
 	if (c->spoil == SROCE_RX_UDP_LEN)

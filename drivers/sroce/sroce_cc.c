@@ -641,7 +641,8 @@ bool sroce_cc_rp_pace(struct sroce_cc_rp *rp, u32 bytes, u64 now_ns,
 	if (!rp->active)
 		return true;
 	if (rp->tokens < 0) {
-		*delay_ns = DIV64_U64_ROUND_UP((u64)-rp->tokens, rp->rc_kbps);
+		*delay_ns = DIV64_U64_ROUND_UP((u64)-rp->tokens,
+					       max(rp->rc_kbps, 1U));
 		return false;
 	}
 	rp->tokens -= (s64)bytes * SROCE_CC_CREDIT_PER_BYTE;
@@ -1193,7 +1194,7 @@ int sroce_cc_send_cnp(struct sroce_qp *qp, const struct sroce_av *path,
 }
 
 /* The driver attributes of a QP, inside the caller's nest. */
-static int sroce_cc_put_res_qp_attrs(struct sk_buff *msg, struct sroce_qp *qp,
+static int sroce_cc_put_attrs(struct sk_buff *msg, struct sroce_qp *qp,
 				     struct sroce_cc_params *p)
 {
 	u32 rate, target, alpha;
@@ -1221,28 +1222,19 @@ static int sroce_cc_put_res_qp_attrs(struct sk_buff *msg, struct sroce_qp *qp,
  * @msg: netlink message being built
  * @qp: QP
  *
- * The body of ib_device_ops.fill_res_qp_entry: opens the
- * RDMA_NLDEV_ATTR_DRIVER nest and adds, after applying elapsed periods,
+ * Called by sroce_fill_res_qp_entry() inside its RDMA_NLDEV_ATTR_DRIVER
+ * nest; adds, after applying elapsed periods,
  * cc_rate_mbps (current rate RC in Mb/s, or the ceiling when not limited),
  * cc_target_mbps (RT), cc_alpha (alpha in units of 1/1024) and cc_limited
  * (0/1).  Shown by `rdma -dd resource show qp`.
  * Context: process (netlink dump).
- * Return: 0, or -EMSGSIZE when @msg is full (nothing is left in it).
+ * Return: 0, or -EMSGSIZE when @msg is full (the caller cancels the nest).
  */
 int sroce_cc_fill_res_qp_entry(struct sk_buff *msg, struct sroce_qp *qp)
 {
 	struct sroce_cc_params *p = qp->dev->cc;
-	struct nlattr *nest;
 
 	if (!p)
 		return 0;
-	nest = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
-	if (!nest)
-		return -EMSGSIZE;
-	if (sroce_cc_put_res_qp_attrs(msg, qp, p)) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(msg, nest);
-	return 0;
+	return sroce_cc_put_attrs(msg, qp, p) ? -EMSGSIZE : 0;
 }

@@ -34,44 +34,60 @@
  * ---------------------------------------------------------------------
  * Integration hooks (to be added by the lead; each is one call):
  *
- *  1. sroce_main.c, newlink (device creation), before ib_register_device():
- *	err = sroce_cc_dev_init(dev);  (unwind with sroce_cc_dev_fini(dev))
- *     then, with RTNL taken around it (newlink is not called under RTNL):
- *	rtnl_lock(); sroce_cc_update_line_rate(dev); rtnl_unlock();
- *  2. sroce_main.c, right after ib_register_device() succeeded:
- *	sroce_cc_register_sysfs(dev);  (failure is not fatal: warn and go on)
- *  3. sroce_main.c, ib_device_ops.dealloc_driver (or wherever dev->cc is
- *     freed): sroce_cc_dev_fini(dev).  It removes the sysfs files first
- *     (waiting for running show/store calls), then frees dev->cc.
- *  4. sroce_main.c, netdev notifier, NETDEV_UP and NETDEV_CHANGE of the
- *     bound netdev (RTNL held): sroce_cc_update_line_rate(dev).
- *  5. sroce_qp.c, create_qp, before the QP is published in dev->qp_xa:
+ *  1. sroce_main.c, sroce_newlink(), right after sroce_dev_init(dev, ndev):
+ *	err = sroce_cc_dev_init(dev);
+ *	if (err)
+ *		goto err_free;
+ *	rtnl_lock();		(newlink is not called under RTNL)
+ *	sroce_cc_update_line_rate(dev);
+ *	rtnl_unlock();
+ *  2. sroce_main.c, sroce_enable_driver() (ib_register_device() calls it
+ *     after device_add(), so the device's sysfs directory exists):
+ *	if (sroce_cc_register_sysfs(to_sroce_dev(ibdev)))
+ *		ibdev_warn(ibdev, "no cc/ sysfs directory\n");
+ *     (ops.device_group is taken by the "parent" attribute and is a single
+ *     flat group anyway; 6.1 has no rdma_set_device_sysfs_group().)
+ *  3. sroce_main.c, sroce_dev_release_fields() (newlink's error path and
+ *     dealloc_driver, after sroce_net_detach()): sroce_cc_dev_fini(dev);
+ *     it removes cc/ (waiting for running show/store), then frees dev->cc;
+ *     NULL-safe.
+ *  4. sroce_main.c, sroce_netdev_event(), NETDEV_UP / NETDEV_CHANGE (RTNL
+ *     held), next to sroce_update_port_state(dev):
+ *	sroce_cc_update_line_rate(dev);
+ *  5. sroce_qp.c, sroce_qp_init_fields() (create_qp, before the QP is
+ *     published), next to spin_lock_init(&qp->state_lock):
  *	sroce_cc_qp_init(qp);
- *     and, optionally, on a transition to RESET (under or outside
- *     qp->state_lock): sroce_cc_qp_reset(qp);
- *  6. sroce_net.c, sroce_udp_encap_rcv(), after sroce_net_check() succeeded
- *     and RCVD_PKTS was counted, instead of a bare sroce_rcv(skb):
+ *     optionally, on a move to RESET: sroce_cc_qp_reset(qp);
+ *  6. sroce_net.c, sroce_udp_encap_rcv(), after RCVD_PKTS is counted,
+ *     instead of a bare sroce_rcv(skb):
  *	if (!sroce_cc_rcv(dev, skb))
  *		sroce_rcv(skb);
  *     sroce_cc_rcv() consumes CNPs (frees the skb, drops pkt->qp) and
  *     answers CE-marked packets with a CNP.
  *  7. sroce_net.c, sroce_net_xmit(): the TOS and the priority:
  *	tos = sroce_cc_tos(dev->cc, av->traffic_class);
- *	skb->priority = sroce_cc_skb_priority(dev->cc, av, bth->opcode);
+ *	skb->priority = sroce_cc_skb_priority(dev->cc, av, pkt.opcode);
  *     (sroce_net_ecn_bits() can then go, or return
  *     sroce_cc_tos(dev->cc, 0) & INET_ECN_MASK).
- *  8. sroce_req.c, before building each request packet of an RC/UC/UD QP
- *     (first transmissions and retransmissions alike):
- *	if (!sroce_cc_qp_pace(qp, bytes, &delay_ns)) {
- *		start req.tx_timer for delay_ns (hrtimer, holding a QP
- *		reference, as after backpressure) and stop sending;
+ *  8. sroce_req.c, sroce_req_send_packet(), right after
+ *     sroce_req_next_pkt(qp, w, &p) (first transmissions and
+ *     retransmissions alike), with a local u64 delay:
+ *	if (!sroce_cc_qp_pace(qp, sroce_opcode[p.opcode].length +
+ *			      p.payload + SROCE_ICRC_SIZE, &delay)) {
+ *		req->tx_blocked = true;
+ *		if (!hrtimer_is_queued(&req->tx_timer)) {
+ *			sroce_qp_get(qp);
+ *			hrtimer_start(&req->tx_timer, ns_to_ktime(delay),
+ *				      HRTIMER_MODE_REL_SOFT);
+ *		}
+ *		return -EAGAIN;
  *	}
- *     with bytes = the packet's UDP payload (BTH to ICRC).  The responder
- *     may do the same for RDMA READ responses in sroce_resp_run().
- *  9. the ib_device_ops.fill_res_qp_entry op (sroce_verbs.c):
- *	return sroce_cc_fill_res_qp_entry(msg, to_sroce_qp(ibqp));
- *     (or call it among other driver details).  `rdma resource show qp
- *     -dd` then shows cc_rate_mbps, cc_target_mbps, cc_alpha, cc_limited.
+ *     (the backpressure path then finds the timer queued and keeps it).
+ *     The responder may do the same for RDMA READ responses.
+ *  9. sroce_verbs.c sroce_fill_res_qp_entry(), inside its driver nest:
+ *	sroce_cc_fill_res_qp_entry(msg, qp)
+ *     `rdma -dd resource show qp` then shows drv_cc_rate_mbps,
+ *     drv_cc_target_mbps, drv_cc_alpha and drv_cc_limited.
  * ---------------------------------------------------------------------
  *
  * Sysfs (under /sys/class/infiniband/<ibdev>/cc/, like mlx5's

@@ -119,27 +119,30 @@ void sroce_comp_check_drained(struct sroce_qp *qp)
  * sroce_comp_retire() - complete the finished WQEs at the head of the SQ
  * @qp: queue pair
  *
- * Posts the CQEs of the SROCE_WQE_DONE WQEs at the head, in order, and
- * advances the SQ consumer index past them so the producer may reuse
- * their slots.  Stops at the first WQE not done.
+ * Advances the SQ consumer index past the SROCE_WQE_DONE WQEs at the head,
+ * then posts their CQEs, in order.  The index moves first: a consumer that
+ * sees a CQE may reuse the slots of every WQE up to it at once (unsignaled
+ * WQEs are counted that way), so they must be free by then.  Stops at the
+ * first WQE not done.
  * Context: data path run (owns the QP's RUNNING bit).
  */
 void sroce_comp_retire(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->dp.req;
-	struct sroce_req_wqe *w;
-	u32 idx = qp->sq.kidx;
+	u32 first = qp->sq.kidx;
+	u32 idx = first;
 
 	sroce_dp_assert_run(qp);
-	for (; idx != req->issued_idx; idx++) {
-		w = sroce_req_wqe(req, idx);
-		if (w->state != SROCE_WQE_DONE)
-			break;
-		sroce_comp_post_cqe(qp, w, IB_WC_SUCCESS);
-	}
-	if (idx == qp->sq.kidx)
+	while (idx != req->issued_idx &&
+	       sroce_req_wqe(req, idx)->state == SROCE_WQE_DONE)
+		idx++;
+	if (idx == first)
 		return;
-	sroce_queue_consume(&qp->sq, idx - qp->sq.kidx);
+	/* the shadow entries stay valid: only this run refills them */
+	sroce_queue_consume(&qp->sq, idx - first);
+	for (; first != idx; first++)
+		sroce_comp_post_cqe(qp, sroce_req_wqe(req, first),
+				    IB_WC_SUCCESS);
 	sroce_comp_check_drained(qp);
 }
 
@@ -696,8 +699,9 @@ bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 		else if (w->state == SROCE_WQE_DONE)
 			status = IB_WC_SUCCESS;
 		w->rd_issued = 0;
-		sroce_comp_post_cqe(qp, w, status);
+		/* free the slot before its CQE is seen (sroce_comp_retire()) */
 		sroce_queue_consume(&qp->sq, 1);
+		sroce_comp_post_cqe(qp, w, status);
 	}
 	req->send_idx = qp->sq.kidx;
 	req->issued_idx = qp->sq.kidx;

@@ -153,6 +153,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		sroce_update_port_state(dev);
+		sroce_cc_update_line_rate(dev);
 		break;
 	case NETDEV_CHANGEMTU:
 		sroce_update_mtu(dev);
@@ -190,6 +191,8 @@ static const struct attribute_group sroce_dev_attr_group = {
 
 static int sroce_enable_driver(struct ib_device *ibdev)
 {
+	if (sroce_cc_register_sysfs(to_sroce_dev(ibdev)))
+		ibdev_warn(ibdev, "no cc/ sysfs directory\n");
 	ibdev_info(ibdev, "attached to %s\n",
 		   netdev_name(to_sroce_dev(ibdev)->ndev));
 	return 0;
@@ -204,6 +207,7 @@ static void sroce_dev_release_fields(struct sroce_dev *dev)
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->ah_xa);
+	sroce_cc_dev_fini(dev);
 	dev_put(dev->ndev);
 }
 
@@ -248,6 +252,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.enable_driver = sroce_enable_driver,
+	.fill_res_cq_entry = sroce_fill_res_cq_entry,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
@@ -349,6 +355,12 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (!dev)
 		return -ENOMEM;
 	sroce_dev_init(dev, ndev);
+	err = sroce_cc_dev_init(dev);
+	if (err)
+		goto err_free;
+	rtnl_lock();
+	sroce_cc_update_line_rate(dev);
+	rtnl_unlock();
 
 	err = sroce_dev_list_add(dev);
 	if (err)

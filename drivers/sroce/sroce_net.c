@@ -229,6 +229,42 @@ static bool sroce_net_qpt_ok(const struct sroce_opcode_info *info,
 	return qp->type == info->qpt;
 }
 
+/*
+ * Is the QP in a state that takes this packet (IBTA 10.3.1)?  Requests need
+ * RTR, RTS, SQD or SQE; responses a QP that has sent (RTS and later,
+ * including ERR, whose completer ignores them).  Read without the state
+ * lock: a filter only, the data path checks again under its own rules.
+ * Done here so that a dropped packet is not also counted as received.
+ */
+static bool sroce_net_state_ok(const struct sroce_opcode_info *info,
+			       const struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (info->mask & SROCE_MASK_CNP)
+		return true;
+	if (info->mask & SROCE_MASK_REQ)
+		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+		       state == IB_QPS_SQD || state == IB_QPS_SQE;
+	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
+	       state != IB_QPS_RTR;
+}
+
+/* UD and GSI: the DETH Q_Key must be the QP's (GSI: 0x80010000), IBTA 10.2.5. */
+static bool sroce_net_qkey_ok(const struct sroce_opcode_info *info,
+			      const struct sroce_qp *qp, const u8 *hdr)
+{
+	const struct sroce_deth *deth;
+	u32 want;
+
+	if (!(info->mask & SROCE_MASK_DETH))
+		return true;
+	deth = (const struct sroce_deth *)(hdr + info->offset[SROCE_HDR_DETH]);
+	want = qp->type == IB_QPT_GSI ? SROCE_GSI_QKEY :
+					 READ_ONCE(qp->attr.qkey);
+	return be32_to_cpu(deth->qkey) == want;
+}
+
 static u8 sroce_net_rx_ecn(const struct sk_buff *skb)
 {
 	if (sroce_net_is_ipv4(skb))
@@ -278,10 +314,14 @@ VISIBLE_IF_KUNIT int sroce_net_check(struct sroce_dev *dev,
 	if (!qp)
 		return -EINVAL;
 	*drop = SROCE_CNT_RX_DROP_OPCODE;
-	if (!sroce_net_qpt_ok(info, qp)) {
-		sroce_qp_put(qp);
-		return -EINVAL;
-	}
+	if (!sroce_net_qpt_ok(info, qp))
+		goto err_put;
+	*drop = SROCE_CNT_RX_DROP_STATE;
+	if (!sroce_net_state_ok(info, qp))
+		goto err_put;
+	*drop = SROCE_CNT_RX_DROP_QKEY;
+	if (!sroce_net_qkey_ok(info, qp, skb->data))
+		goto err_put;
 
 	pkt->qp = qp;
 	pkt->psn = sroce_bth_psn(bth);
@@ -290,6 +330,10 @@ VISIBLE_IF_KUNIT int sroce_net_check(struct sroce_dev *dev,
 	pkt->network_type = sroce_net_is_ipv4(skb) ? RDMA_NETWORK_IPV4 :
 						     RDMA_NETWORK_IPV6;
 	return 0;
+
+err_put:
+	sroce_qp_put(qp);
+	return -EINVAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_check);
 
@@ -317,7 +361,8 @@ static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		goto out;
 	}
 	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
-	sroce_rcv(skb);
+	if (!sroce_cc_rcv(dev, skb))
+		sroce_rcv(skb);
 out:
 	rcu_read_unlock();
 	return 0;
@@ -561,20 +606,6 @@ void sroce_net_exit(void)
 /* Transmit                                                            */
 /* ------------------------------------------------------------------ */
 
-/**
- * sroce_net_ecn_bits() - ECN codepoint to put in an outgoing packet
- * @dev: device
- * @qp: source QP, or NULL
- * @opcode: BTH opcode of the packet
- *
- * Context: any.
- * Return: INET_ECN_ECT_0 for every packet for now (see sroce_net.h).
- */
-u8 sroce_net_ecn_bits(struct sroce_dev *dev, struct sroce_qp *qp, u8 opcode)
-{
-	return INET_ECN_ECT_0;
-}
-
 static unsigned int sroce_net_iphdr_len(u8 network_type)
 {
 	return network_type == RDMA_NETWORK_IPV4 ? sizeof(struct iphdr) :
@@ -791,10 +822,10 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
  *
  * Builds the UDP header (source port rdma_get_udp_sport() of the flow
  * label or the QPN pair, checksum 0) and the IPv4 (DF, TOS = traffic class
- * with sroce_net_ecn_bits()) or IPv6 header, computes the ICRC last,
+ * with sroce_cc_tos()) or IPv6 header, computes the ICRC last,
  * routes in the netdev's namespace with the netdev as output interface
  * and hands the packet to ip_local_out() / ip6_local_out().
- * skb->priority is the service level.  Consumes @skb in every case.
+ * skb->priority comes from sroce_cc_skb_priority().  Consumes @skb in every case.
  *
  * Context: any (softirq or process); does not sleep.
  * Return: 0 when sent; -EAGAIN on backpressure (NET_XMIT_DROP,
@@ -827,8 +858,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	pkt.paylen = skb->len;
 	pkt.opcode = bth->opcode;
 
-	tos = (av->traffic_class & ~INET_ECN_MASK) |
-	      (sroce_net_ecn_bits(dev, qp, bth->opcode) & INET_ECN_MASK);
+	tos = sroce_cc_tos(dev->cc, av->traffic_class);
 	dst = sroce_net_route(dev, av, tos);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
@@ -850,7 +880,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	skb_dst_set(skb, dst);
 	skb->dev = dst->dev;
 	skb->protocol = ipv4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
-	skb->priority = av->sl;
+	skb->priority = sroce_cc_skb_priority(dev->cc, av, pkt.opcode);
 	skb->ip_summed = CHECKSUM_NONE;
 
 	if (ipv4)

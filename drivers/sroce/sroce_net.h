@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_net.h - hooks of the wire path (sroce_net.c) that other parts of
- * the driver may tune.  The main entry points (attach/detach, alloc_skb,
- * xmit, sroce_av_from_attr) are declared in sroce.h.
+ * sroce_net.h - wire path internals exposed to KUnit.  The main entry points
+ * (attach/detach, alloc_skb, xmit, sroce_av_from_attr) are declared in
+ * sroce.h; ECN marking and priority come from sroce_cc.h.
  */
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
@@ -11,22 +11,6 @@
 
 struct sroce_dev;
 struct sroce_qp;
-
-/**
- * sroce_net_ecn_bits() - ECN codepoint to put in an outgoing packet
- * @dev: device
- * @qp: source QP, or NULL
- * @opcode: BTH opcode of the packet (SROCE_CNP_OPCODE for a CNP)
- *
- * The low two bits of the IPv4 TOS / IPv6 traffic class; the upper six
- * (DSCP) come from the address vector's traffic class.  For now every
- * packet is ECT(0), so that switches mark CE instead of dropping; the
- * congestion control code may make it configurable.
- *
- * Context: any.
- * Return: an INET_ECN_* value (0..3).
- */
-u8 sroce_net_ecn_bits(struct sroce_dev *dev, struct sroce_qp *qp, u8 opcode);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 #include <linux/skbuff.h>

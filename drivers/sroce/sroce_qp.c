@@ -200,6 +200,7 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
+	sroce_cc_qp_init(qp);
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
 	INIT_WORK(&qp->work, sroce_qp_work);

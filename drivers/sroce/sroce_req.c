@@ -622,6 +622,60 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
 /* Sending                                                             */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Packet order across CPUs.  A packet sent from a CPU may wait in that
+ * CPU's queues (veth: its netif_rx() backlog, drained by ksoftirqd under
+ * load) while one sent later from another CPU is delivered first; the
+ * responder then NAKs the gap and the whole window is sent again (UC loses
+ * the message).  So request packets leave from one CPU at a time: another
+ * CPU takes over only when none of the QP's packets is still in the local
+ * stack, which a destructor on each packet counts (as rdma_rxe counts its
+ * in-flight skbs).  Without congestion the destructor runs before
+ * sroce_net_xmit() returns (the peer's IP layer takes the packet at once),
+ * so nothing waits.
+ */
+
+static void sroce_req_skb_dtor(struct sk_buff *skb)
+{
+	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
+	struct sroce_req *req = &qp->dp.req;
+
+	if (atomic_dec_and_test(&req->tx_inflight)) {
+		smp_mb__after_atomic();	/* count before TX_DRAIN */
+		if (test_and_clear_bit(SROCE_REQ_F_TX_DRAIN, &req->flags) &&
+		    !test_bit(SROCE_REQ_F_STOPPED, &req->flags))
+			sroce_qp_schedule(qp);
+	}
+	sroce_qp_put(qp);
+}
+
+/* Count @skb in flight until its destructor runs; it holds a reference. */
+static void sroce_req_skb_own(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	sroce_qp_get(qp);
+	atomic_inc(&qp->dp.req.tx_inflight);
+	skb_shinfo(skb)->destructor_arg = qp;
+	skb->destructor = sroce_req_skb_dtor;
+}
+
+/* May a request packet leave from this CPU now (see above)? */
+static bool sroce_req_tx_cpu_ok(struct sroce_req *req)
+{
+	int cpu = raw_smp_processor_id();
+
+	if (cpu == req->tx_cpu)
+		return true;
+	if (atomic_read(&req->tx_inflight)) {
+		set_bit(SROCE_REQ_F_TX_DRAIN, &req->flags);
+		smp_mb__after_atomic();	/* TX_DRAIN before the count */
+		if (atomic_read(&req->tx_inflight))
+			return false;
+		clear_bit(SROCE_REQ_F_TX_DRAIN, &req->flags);
+	}
+	req->tx_cpu = cpu;
+	return true;
+}
+
 /* Bookkeeping after a packet left (or was lost on the way). */
 static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			      const struct sroce_req_pkt *p)
@@ -673,6 +727,7 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	/* nothing was outstanding: the ACK timeout counts from now */
 	if (req->comp_psn == req->max_psn)
 		req->last_progress = jiffies;
+	sroce_req_skb_own(qp, skb);
 	err = sroce_net_xmit(qp->dev, qp, av, skb);
 	if (err == -EAGAIN)
 		return err;
@@ -840,7 +895,7 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 	while (sent < budget) {
 		w = sroce_req_next_wqe(qp);
 		if (!w || !sroce_req_position_ok(qp, w) ||
-		    !sroce_req_may_send(qp, w))
+		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(req))
 			break;
 		if (sroce_req_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
 			if (req->error)
@@ -1009,6 +1064,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	req->mtu = 256;
 	req->max_rd_atomic = 1;
 	req->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
+	atomic_set(&req->tx_inflight, 0);
+	req->tx_cpu = -1;
 	req->fetch_idx = qp->sq.kidx;
 	req->send_idx = qp->sq.kidx;
 	req->issued_idx = qp->sq.kidx;

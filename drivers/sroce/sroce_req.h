@@ -76,6 +76,9 @@ struct sk_buff;
  * @SROCE_REQ_F_TX_RETRY: the backpressure pause is over
  * @SROCE_REQ_F_STOPPED: sroce_dp_stop() began; runs do nothing but drop
  *	queued packets, timers do not schedule
+ * @SROCE_REQ_F_TX_DRAIN: the requester waits for its packets to leave the
+ *	local stack before it sends from another CPU; the last one's
+ *	destructor schedules the work
  */
 enum sroce_req_flag {
 	SROCE_REQ_F_MODIFIED,
@@ -83,6 +86,7 @@ enum sroce_req_flag {
 	SROCE_REQ_F_RNR,
 	SROCE_REQ_F_TX_RETRY,
 	SROCE_REQ_F_STOPPED,
+	SROCE_REQ_F_TX_DRAIN,
 };
 
 /**
@@ -182,6 +186,10 @@ struct sroce_req_wqe {
  * @rnr_wait: waiting for @rnr_timer; nothing is sent
  * @tx_blocked: waiting for @tx_timer after backpressure
  * @tx_pause_ns: the next backpressure pause; reset when a packet leaves
+ * @tx_inflight: request packets handed to the network and not yet freed
+ *	(their destructor runs when the peer's IP layer takes them, or when
+ *	a NIC completes them); each holds a QP reference
+ * @tx_cpu: CPU the last request packet was sent from
  * @error: the send side failed; nothing is sent, the SQ is flushed
  * @sq_broken: the producer index was hostile; the ring is not read again
  * @drained_event: IB_EVENT_SQ_DRAINED was raised in this SQD period
@@ -233,6 +241,8 @@ struct sroce_req {
 	bool rnr_wait;
 	bool tx_blocked;
 	u32 tx_pause_ns;
+	atomic_t tx_inflight;
+	int tx_cpu;
 	bool error;
 	bool sq_broken;
 	bool drained_event;

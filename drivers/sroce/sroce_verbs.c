@@ -17,6 +17,8 @@
 #include <linux/netdevice.h>
 #include <linux/log2.h>
 #include <rdma/ib_mad.h>
+#include <rdma/restrack.h>
+#include <uapi/rdma/rdma_netlink.h>
 
 #include "sroce.h"
 #include "sroce_verbs.h"
@@ -665,6 +667,82 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* rdma resource: driver details                                       */
+/* ------------------------------------------------------------------ */
+
+/* Ring occupancy as the indices say (user indices are display only). */
+static u32 sroce_queue_used(const struct sroce_queue *q)
+{
+	if (!q->hdr)
+		return 0;
+	return READ_ONCE(q->hdr->producer) - READ_ONCE(q->hdr->consumer);
+}
+
+/**
+ * sroce_fill_res_qp_entry() - driver details of a QP for `rdma resource`
+ *	(ib_device_ops.fill_res_qp_entry)
+ * @msg: netlink message
+ * @ibqp: QP
+ *
+ * Context: process (nldev, under the restrack lock).
+ * Return: 0, or -EMSGSIZE.
+ */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sroce_qp(ibqp);
+	struct nlattr *table;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "sq_size", qp->sq.num) ||
+	    rdma_nl_put_driver_u32(msg, "sq_used", sroce_queue_used(&qp->sq)) ||
+	    rdma_nl_put_driver_u32(msg, "rq_size", qp->rq.num) ||
+	    rdma_nl_put_driver_u32(msg, "rq_used", sroce_queue_used(&qp->rq)) ||
+	    rdma_nl_put_driver_u32(msg, "mtu", qp->mtu) ||
+	    rdma_nl_put_driver_u32(msg, "user", qp->is_user) ||
+	    sroce_cc_fill_res_qp_entry(msg, qp))
+		goto err;
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
+}
+
+/**
+ * sroce_fill_res_cq_entry() - driver details of a CQ for `rdma resource`
+ *	(ib_device_ops.fill_res_cq_entry)
+ * @msg: netlink message
+ * @ibcq: CQ
+ *
+ * Context: process (nldev, under the restrack lock).
+ * Return: 0, or -EMSGSIZE.
+ */
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct nlattr *table;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "cq_used",
+				   sroce_queue_used(&cq->queue)) ||
+	    rdma_nl_put_driver_u32(msg, "overflowed",
+				   READ_ONCE(cq->overflowed)) ||
+	    rdma_nl_put_driver_u32(msg, "user", cq->is_user))
+		goto err;
+	nla_nest_end(msg, table);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, table);
+	return -EMSGSIZE;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,1916 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * verbs_errno: bad arguments to the verbs fail with the errno that rdma-core,
+ * ib_core and the IBTA specify, leave the objects they name unchanged, and
+ * break nothing: after all the bad calls, the QPs that were refused illegal
+ * transitions are brought up properly and pass a send/recv and RDMA ping.
+ *
+ * Usage: verbs_errno -d DEV -g GIDX [-D DEV2 -G GIDX2] [-v]
+ *   DEV, GIDX    the device under test and the index of a RoCE v2 GID on
+ *                port 1 (tests/lib.sh gid_index); all bad calls go to DEV
+ *   DEV2, GIDX2  the peer of the ping (default DEV/GIDX: loopback)
+ *   -v           print the source of each expectation on PASS lines too
+ *
+ * Output: one `PASS name (got E)`, `FAIL name: why` or `SKIP name: why`
+ * line per case of the table cases[] below, in table order; exit status 1
+ * if any case failed, 2 if the setup failed before the first case.
+ *
+ * Every expectation is a row of cases[]: the accepted results (0 = must
+ * succeed) and a comment naming where the value comes from:
+ *   man X(3)   the rdma-core 44 manual page
+ *   IBTA       InfiniBand Architecture Specification vol. 1 (1.4), with
+ *              annex A17 (RoCEv2); chapter 10 (software transport
+ *              interface, QP state machine 10.3) and 11 (verbs)
+ *   ib_core    Linux 6.1 drivers/infiniband/core, which checks some
+ *              arguments before any driver sees them (file: function)
+ *   rxe        Linux 6.1 drivers/infiniband/sw/rxe, the software RoCE
+ *              device sroce must behave like; mlx5 where it differs
+ * Where two errnos are listed, the documents and the reference drivers
+ * disagree and either is right.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <infiniband/verbs.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define END		(-1)	/* ends a list of accepted results */
+#define X(...)		{ __VA_ARGS__, END }
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define BUF_SIZE	65536
+#define RQ_PSN_A	0x00a0a0	/* first PSN B sends to A */
+#define RQ_PSN_B	0x00b0b0	/* first PSN A sends to B */
+#define UD_QKEY		0x11111111
+#define NO_SUCH_QPN	0xfffff0	/* UD sends go here: nobody answers */
+#define RECV_INIT_ID	0x1717		/* the receive A posts in INIT */
+#define WATCHDOG_S	150	/* below the 180 s t-40 gives it */
+
+/* Indices of the QPs the modify rows act on. */
+enum { QPA, QPU };
+
+/* An attribute a modify row overrides with its @value. */
+enum field {
+	F_NONE, F_STATE, F_PORT, F_PKEY, F_MTU, F_DQPN, F_MAX_DEST_RD,
+	F_MIN_RNR, F_TIMEOUT, F_RETRY, F_RNR_RETRY, F_MAX_RD, F_SGID,
+	F_AV_PORT, F_NO_GRH, F_QKEY, F_ALT_PATH,
+};
+
+/* Values a modify row can only name, resolved at run time. */
+enum {
+	V_ABOVE_ACTIVE_MTU = -100,	/* port's active MTU + 1 */
+	V_PKEY_TBL_LEN,			/* first index past the P_Key table */
+	V_EMPTY_GID,			/* an index with no GID */
+	V_ABOVE_RD_ATOM,		/* max_qp_rd_atom + 1 */
+	V_ABOVE_INIT_RD_ATOM,		/* max_qp_init_rd_atom + 1 */
+};
+
+struct t {
+	struct ibv_context *ctx, *ctx1;	/* device under test, peer */
+	struct ibv_device_attr dattr;
+	struct ibv_port_attr pattr;
+	union ibv_gid gid, gid1;
+	int gidx, gidx1, empty_gidx;
+	struct ibv_pd *pd, *pd1;
+	struct ibv_cq *cq, *cq1, *cqu;	/* A's, B's and the UD QP's CQ */
+	struct ibv_qp *qpa, *qpb, *qpu;	/* RC A (dev) <-> RC B (peer), UD */
+	struct ibv_ah *ah;		/* dev -> peer GID, for the UD QP */
+	char *buf, *buf1;
+	struct ibv_mr *mr, *mr1;
+	char why[512];			/* set by a case: fails it */
+	const char *skip;		/* set by a case: skips it */
+	char detail[128];		/* set by a case: shown on PASS */
+	int verbose;
+};
+
+struct tcase {
+	const char *name;
+	int (*run)(struct t *t, const struct tcase *c);
+	int expect[4];			/* accepted results, END-terminated */
+	const char *src;		/* where the expectation comes from */
+	int step;			/* later cases need this one to succeed */
+	/* modify rows (run_modify) */
+	int qp;				/* QPA or QPU */
+	enum ibv_qp_state to;		/* target state of the good attributes */
+	int drop;			/* mask bits removed from the good mask */
+	int add;			/* mask bits added */
+	enum field field;		/* attribute overridden ... */
+	int value;			/* ... with this value (or a V_*) */
+	int unprivileged;		/* in a child without CAP_NET_RAW */
+};
+
+static void whyf(struct t *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void whyf(struct t *t, const char *fmt, ...)
+{
+	size_t n = strlen(t->why);
+	va_list ap;
+
+	if (n && n < sizeof(t->why) - 2) {
+		t->why[n++] = ';';
+		t->why[n++] = ' ';
+		t->why[n] = 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(t->why + n, sizeof(t->why) - n, fmt, ap);
+	va_end(ap);
+}
+
+static const char *errname(int e)
+{
+	static char s[64];
+
+	switch (e) {
+	case 0: return "success";
+	case EINVAL: return "EINVAL";
+	case ENOMEM: return "ENOMEM";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EBUSY: return "EBUSY";
+	case EFAULT: return "EFAULT";
+	case EPERM: return "EPERM";
+	case ENODATA: return "ENODATA";
+	case EACCES: return "EACCES";
+	case ENOSYS: return "ENOSYS";
+	case ENOENT: return "ENOENT";
+	}
+	snprintf(s, sizeof(s), "errno %d (%s)", e, strerror(e));
+	return s;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* rdma-core returns errno values; a few paths return -1 and set errno. */
+static int rc_errno(int rc)
+{
+	return rc < 0 ? errno : rc;
+}
+
+/* The QP's state from ibv_query_qp, or -1. */
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
+static const char *state_name(int s)
+{
+	static const char *const n[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"
+	};
+
+	return s >= 0 && s < (int)ARRAY_SIZE(n) ? n[s] : "?";
+}
+
+/* One CQE within @ms milliseconds: 1, 0 (none), -1 (poll error). */
+static int cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	uint64_t end = now_ms() + (uint64_t)ms;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n < 0 ? -1 : 1;
+		if (now_ms() >= end)
+			return 0;
+		usleep(100);
+	}
+}
+
+/* Waits for one successful CQE with @wr_id on @cq; records why not. */
+static int expect_cqe(struct t *t, struct ibv_cq *cq, uint64_t wr_id,
+		      enum ibv_wc_opcode op, const char *what)
+{
+	struct ibv_wc wc;
+	int n = cq_wait(cq, &wc, 5000);
+
+	if (n <= 0) {
+		whyf(t, "%s: %s", what, n ? "ibv_poll_cq failed" : "no completion in 5 s");
+		return -1;
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.wr_id != wr_id || wc.opcode != op) {
+		whyf(t, "%s: completion wr_id %llu status %s opcode %d, expected wr_id %llu success opcode %d",
+		     what, (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+		     wc.opcode, (unsigned long long)wr_id, op);
+		return -1;
+	}
+	return (int)wc.byte_len;
+}
+
+/* No CQE arrives on @cq within @ms milliseconds. */
+static void expect_no_cqe(struct t *t, struct ibv_cq *cq, int ms, const char *what)
+{
+	struct ibv_wc wc;
+
+	if (cq_wait(cq, &wc, ms) > 0)
+		whyf(t, "%s: unexpected completion wr_id %llu status %s", what,
+		     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                      */
+/* ------------------------------------------------------------------ */
+
+/* ibv_reg_mr(@addr, @len, @access); an MR that should not exist is freed. */
+static int try_reg(struct t *t, void *addr, size_t len, int access)
+{
+	struct ibv_mr *mr;
+
+	errno = 0;
+	mr = ibv_reg_mr(t->pd, addr, len, (unsigned int)access);
+	if (!mr)
+		return errno ? errno : -1;
+	ibv_dereg_mr(mr);
+	return 0;
+}
+
+static int mr_remote_write_only(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, t->buf, 4096, IBV_ACCESS_REMOTE_WRITE);
+}
+
+static int mr_remote_atomic_only(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, t->buf, 4096, IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_REMOTE_READ);
+}
+
+static int mr_unknown_bit(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE | (1 << 12));
+}
+
+static int mr_on_demand(struct t *t, const struct tcase *c)
+{
+	struct ibv_device_attr_ex ax = {};
+
+	(void)c;
+	if (!ibv_query_device_ex(t->ctx, NULL, &ax) &&
+	    (ax.odp_caps.general_caps & IBV_ODP_SUPPORT)) {
+		t->skip = "the device supports on-demand paging";
+		return 0;
+	}
+	return try_reg(t, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+}
+
+static int mr_zero_length(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, t->buf, 0, IBV_ACCESS_LOCAL_WRITE);
+}
+
+static int mr_above_max_size(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	if (t->dattr.max_mr_size >= (uint64_t)SIZE_MAX / 2) {
+		t->skip = "max_mr_size is not below the address space";
+		return 0;
+	}
+	return try_reg(t, t->buf, (size_t)t->dattr.max_mr_size + 1, IBV_ACCESS_LOCAL_WRITE);
+}
+
+static int mr_wraps(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	/* addr + length passes 2^64 */
+	return try_reg(t, t->buf, (size_t)0 - (uintptr_t)t->buf + 4096,
+		       IBV_ACCESS_LOCAL_WRITE);
+}
+
+static int mr_unmapped(struct t *t, const struct tcase *c)
+{
+	void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)c;
+	if (p == MAP_FAILED) {
+		whyf(t, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	munmap(p, 8192);
+	return try_reg(t, p, 8192, IBV_ACCESS_LOCAL_WRITE);
+}
+
+static int mr_null(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, NULL, 4096, IBV_ACCESS_LOCAL_WRITE);
+}
+
+static int mr_good(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_reg(t, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                   */
+/* ------------------------------------------------------------------ */
+
+static int try_cq(struct t *t, int cqe, int vector)
+{
+	struct ibv_cq *cq;
+
+	errno = 0;
+	cq = ibv_create_cq(t->ctx, cqe, NULL, NULL, vector);
+	if (!cq)
+		return errno ? errno : -1;
+	ibv_destroy_cq(cq);
+	return 0;
+}
+
+static int cq_above_max(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_cq(t, t->dattr.max_cqe + 1, 0);
+}
+
+static int cq_zero(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_cq(t, 0, 0);
+}
+
+static int cq_negative(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_cq(t, -1, 0);
+}
+
+static int cq_vector_num(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_cq(t, 16, t->ctx->num_comp_vectors);
+}
+
+static int cq_vector_negative(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_cq(t, 16, -1);
+}
+
+/* Destroying a completion channel that a CQ still uses. */
+static int channel_busy(struct t *t, const struct tcase *c)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(t->ctx);
+	struct ibv_cq *cq;
+	int rc, r2;
+
+	(void)c;
+	if (!ch) {
+		whyf(t, "ibv_create_comp_channel: %s", strerror(errno));
+		return -1;
+	}
+	cq = ibv_create_cq(t->ctx, 16, NULL, ch, 0);
+	if (!cq) {
+		whyf(t, "ibv_create_cq on a channel: %s", strerror(errno));
+		ibv_destroy_comp_channel(ch);
+		return -1;
+	}
+	rc = rc_errno(ibv_destroy_comp_channel(ch));
+	if (rc == 0)
+		return 0;	/* the channel is gone; leak the CQ */
+	r2 = rc_errno(ibv_destroy_cq(cq));
+	if (r2)
+		whyf(t, "then ibv_destroy_cq: %s", errname(r2));
+	r2 = rc_errno(ibv_destroy_comp_channel(ch));
+	if (r2)
+		whyf(t, "then ibv_destroy_comp_channel without CQ: %s", errname(r2));
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* QP creation, SRQ, MW                                                 */
+/* ------------------------------------------------------------------ */
+
+static int try_qp(struct t *t, enum ibv_qp_type type, struct ibv_qp_cap cap)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = t->cq, .recv_cq = t->cq, .qp_type = type, .cap = cap,
+	};
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = ibv_create_qp(t->pd, &ia);
+	if (!qp)
+		return errno ? errno : -1;
+	ibv_destroy_qp(qp);
+	return 0;
+}
+
+#define CAP(sw, rw, ss, rs, il) \
+	((struct ibv_qp_cap){ .max_send_wr = (sw), .max_recv_wr = (rw), \
+			      .max_send_sge = (ss), .max_recv_sge = (rs), \
+			      .max_inline_data = (il) })
+
+static int qp_send_wr(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RC, CAP(t->dattr.max_qp_wr + 1, 4, 1, 1, 0));
+}
+
+static int qp_recv_wr(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RC, CAP(4, t->dattr.max_qp_wr + 1, 1, 1, 0));
+}
+
+static int qp_send_sge(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RC, CAP(4, 4, t->dattr.max_sge + 1, 1, 0));
+}
+
+static int qp_recv_sge(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RC, CAP(4, 4, 1, t->dattr.max_sge + 1, 0));
+}
+
+static int qp_inline(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RC, CAP(4, 4, 1, 1, 1 << 20));
+}
+
+static int qp_raw_packet(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, IBV_QPT_RAW_PACKET, CAP(4, 4, 1, 1, 0));
+}
+
+static int qp_undefined_type(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_qp(t, (enum ibv_qp_type)0x42, CAP(4, 4, 1, 1, 0));
+}
+
+static int srq_create(struct t *t, const struct tcase *c)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq *srq;
+
+	(void)c;
+	if (t->dattr.max_srq) {
+		t->skip = "the device offers SRQs (max_srq > 0)";
+		return 0;
+	}
+	errno = 0;
+	srq = ibv_create_srq(t->pd, &sa);
+	if (!srq)
+		return errno ? errno : -1;
+	ibv_destroy_srq(srq);
+	return 0;
+}
+
+static int mw_alloc(struct t *t, const struct tcase *c)
+{
+	struct ibv_mw *mw;
+
+	(void)c;
+	if (t->dattr.max_mw) {
+		t->skip = "the device offers memory windows (max_mw > 0)";
+		return 0;
+	}
+	errno = 0;
+	mw = ibv_alloc_mw(t->pd, IBV_MW_TYPE_1);
+	if (!mw)
+		return errno ? errno : -1;
+	ibv_dealloc_mw(mw);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                     */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_ah_attr good_av(struct t *t)
+{
+	struct ibv_ah_attr av = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = t->gid1, .sgid_index = (uint8_t)t->gidx, .hop_limit = 64 },
+	};
+
+	return av;
+}
+
+static int try_ah(struct t *t, struct ibv_ah_attr *av, struct ibv_ah **keep)
+{
+	struct ibv_ah *ah;
+
+	errno = 0;
+	ah = ibv_create_ah(t->pd, av);
+	if (!ah)
+		return errno ? errno : -1;
+	if (keep)
+		*keep = ah;
+	else
+		ibv_destroy_ah(ah);
+	return 0;
+}
+
+static int ah_empty_gid(struct t *t, const struct tcase *c)
+{
+	struct ibv_ah_attr av = good_av(t);
+
+	(void)c;
+	if (t->empty_gidx < 0) {
+		t->skip = "no empty GID index below 256";
+		return 0;
+	}
+	av.grh.sgid_index = (uint8_t)t->empty_gidx;
+	return try_ah(t, &av, NULL);
+}
+
+static int ah_port2(struct t *t, const struct tcase *c)
+{
+	struct ibv_ah_attr av = good_av(t);
+
+	(void)c;
+	av.port_num = 2;
+	return try_ah(t, &av, NULL);
+}
+
+static int ah_no_grh(struct t *t, const struct tcase *c)
+{
+	struct ibv_ah_attr av = good_av(t);
+
+	(void)c;
+	av.is_global = 0;
+	return try_ah(t, &av, NULL);
+}
+
+static int ah_good(struct t *t, const struct tcase *c)
+{
+	struct ibv_ah_attr av = good_av(t);
+
+	(void)c;
+	return try_ah(t, &av, &t->ah);
+}
+
+/* ------------------------------------------------------------------ */
+/* QP state machine                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Attributes and mask of a legal transition to @to (ibv_modify_qp(3) tables). */
+static int good_attr(struct t *t, enum ibv_qp_type type, enum ibv_qp_state to,
+		     struct ibv_qp_attr *a, int peer)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = to;
+	if (type == IBV_QPT_UD) {
+		switch (to) {
+		case IBV_QPS_INIT:
+			a->port_num = 1;
+			a->qkey = UD_QKEY;
+			return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+		case IBV_QPS_RTR:
+			return IBV_QP_STATE;
+		default:
+			a->sq_psn = 0x123;
+			return IBV_QP_STATE | IBV_QP_SQ_PSN;
+		}
+	}
+	switch (to) {
+	case IBV_QPS_INIT:
+		a->port_num = 1;
+		a->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	case IBV_QPS_RTR:
+		a->ah_attr.is_global = 1;
+		a->ah_attr.port_num = 1;
+		a->ah_attr.grh.hop_limit = 64;
+		a->ah_attr.grh.sgid_index = (uint8_t)(peer ? t->gidx1 : t->gidx);
+		a->ah_attr.grh.dgid = peer ? t->gid : t->gid1;
+		a->path_mtu = t->pattr.active_mtu;
+		a->dest_qp_num = peer ? t->qpa->qp_num : t->qpb->qp_num;
+		a->rq_psn = peer ? RQ_PSN_B : RQ_PSN_A;
+		a->max_dest_rd_atomic = 4;
+		a->min_rnr_timer = 12;
+		return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	default:
+		a->sq_psn = peer ? RQ_PSN_A : RQ_PSN_B;
+		a->timeout = 14;
+		a->retry_cnt = 7;
+		a->rnr_retry = 7;
+		a->max_rd_atomic = 4;
+		return IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		       IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+}
+
+static int resolve(struct t *t, int v)
+{
+	switch (v) {
+	case V_ABOVE_ACTIVE_MTU:
+		if (t->pattr.active_mtu >= IBV_MTU_4096)
+			t->skip = "the active MTU is 4096: nothing above it";
+		return t->pattr.active_mtu + 1;
+	case V_PKEY_TBL_LEN:
+		return t->pattr.pkey_tbl_len;
+	case V_EMPTY_GID:
+		if (t->empty_gidx < 0)
+			t->skip = "no empty GID index below 256";
+		return t->empty_gidx;
+	case V_ABOVE_RD_ATOM:
+		if (t->dattr.max_qp_rd_atom >= 255)
+			t->skip = "max_qp_rd_atom is 255";
+		return t->dattr.max_qp_rd_atom + 1;
+	case V_ABOVE_INIT_RD_ATOM:
+		if (t->dattr.max_qp_init_rd_atom >= 255)
+			t->skip = "max_qp_init_rd_atom is 255";
+		return t->dattr.max_qp_init_rd_atom + 1;
+	}
+	return v;
+}
+
+static void apply_field(struct t *t, struct ibv_qp_attr *a, enum field f, int v)
+{
+	switch (f) {
+	case F_NONE: break;
+	case F_STATE: a->qp_state = (enum ibv_qp_state)v; break;
+	case F_PORT: a->port_num = (uint8_t)v; break;
+	case F_PKEY: a->pkey_index = (uint16_t)v; break;
+	case F_MTU: a->path_mtu = (enum ibv_mtu)v; break;
+	case F_DQPN: a->dest_qp_num = (uint32_t)v; break;
+	case F_MAX_DEST_RD: a->max_dest_rd_atomic = (uint8_t)v; break;
+	case F_MIN_RNR: a->min_rnr_timer = (uint8_t)v; break;
+	case F_TIMEOUT: a->timeout = (uint8_t)v; break;
+	case F_RETRY: a->retry_cnt = (uint8_t)v; break;
+	case F_RNR_RETRY: a->rnr_retry = (uint8_t)v; break;
+	case F_MAX_RD: a->max_rd_atomic = (uint8_t)v; break;
+	case F_SGID: a->ah_attr.grh.sgid_index = (uint8_t)v; break;
+	case F_AV_PORT: a->ah_attr.port_num = (uint8_t)v; break;
+	case F_NO_GRH: a->ah_attr.is_global = 0; break;
+	case F_QKEY: a->qkey = (uint32_t)v; break;
+	case F_ALT_PATH:
+		a->alt_ah_attr = good_av(t);
+		a->alt_port_num = 1;
+		a->alt_timeout = 14;
+		a->alt_pkey_index = 0;
+		break;
+	}
+}
+
+/*
+ * The modify of a row that needs a process without CAP_NET_RAW: uverbs
+ * refuses commands from a process whose credentials changed after it opened
+ * the device (ib_safe_file_access: EACCES), so a child drops the capability
+ * first, then opens its own context and UD QP (RESET) and tries @a/@mask.
+ * Returns the errno of ibv_modify_qp, or -1 (why set).
+ */
+static int unprivileged_modify(struct t *t, struct ibv_qp_attr *a, int mask)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	int status, rc;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		whyf(t, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_UD, .cap = CAP(1, 1, 1, 1, 0) };
+		struct ibv_context *ctx;
+		struct ibv_pd *pd;
+		struct ibv_qp *qp;
+
+		if (syscall(SYS_capget, &h, d))
+			_exit(250);
+		d[0].effective &= ~(1U << CAP_NET_RAW);
+		d[0].permitted &= ~(1U << CAP_NET_RAW);
+		if (syscall(SYS_capset, &h, d))
+			_exit(250);
+		ctx = ibv_open_device(t->ctx->device);
+		pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+		ia.send_cq = ia.recv_cq = ctx ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
+		qp = ia.send_cq && pd ? ibv_create_qp(pd, &ia) : NULL;
+		if (!qp)
+			_exit(251);
+		rc = rc_errno(ibv_modify_qp(qp, a, mask));
+		if (rc && qp_state(qp) != IBV_QPS_RESET)
+			_exit(252);
+		_exit(rc > 0 && rc < 250 ? rc : 253);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		whyf(t, "the unprivileged child died");
+		return -1;
+	}
+	rc = WEXITSTATUS(status);
+	switch (rc) {
+	case 250: t->skip = "cannot drop CAP_NET_RAW"; return 0;
+	case 251: whyf(t, "child: cannot set up its UD QP"); return -1;
+	case 252: whyf(t, "refused, yet the child's QP left RESET"); return -1;
+	case 253: return 0;	/* accepted (or an errno we cannot pass) */
+	}
+	return rc;
+}
+
+/*
+ * A modify row: the good attributes for c->to, minus c->drop, plus c->add,
+ * with c->field set to c->value. A refused call must leave the QP in its
+ * state (man ibv_modify_qp(3): "If any of the modify attributes or the
+ * modify mask are invalid, none of the attributes will be modified
+ * (including the QP state)"), seen by ibv_query_qp and in ibv_qp.state.
+ */
+static int run_modify(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp *qp = c->qp == QPU ? t->qpu : t->qpa;
+	struct ibv_qp_attr a;
+	int mask, before, after, rc, v;
+
+	mask = good_attr(t, qp->qp_type, c->to, &a, 0);
+	mask = (mask & ~c->drop) | c->add;
+	v = resolve(t, c->value);
+	if (t->skip)
+		return 0;
+	apply_field(t, &a, c->field, v);
+	if (c->add & IBV_QP_ALT_PATH) {
+		if (t->dattr.device_cap_flags & IBV_DEVICE_AUTO_PATH_MIG) {
+			t->skip = "the device supports alternate paths";
+			return 0;
+		}
+		apply_field(t, &a, F_ALT_PATH, 0);
+	}
+	if (c->unprivileged)
+		return unprivileged_modify(t, &a, mask);
+	before = qp_state(qp);
+	rc = rc_errno(ibv_modify_qp(qp, &a, mask));
+	after = qp_state(qp);
+	if (rc && after != before)
+		whyf(t, "refused, yet the QP went from %s to %s", state_name(before),
+		     state_name(after));
+	if (rc && (int)qp->state != before)
+		whyf(t, "refused, yet ibv_qp.state changed to %s", state_name(qp->state));
+	if (!rc && (mask & IBV_QP_STATE) && after != (int)a.qp_state)
+		whyf(t, "accepted, but ibv_query_qp says %s, not %s", state_name(after),
+		     state_name(a.qp_state));
+	return rc;
+}
+
+/* A good transition of A (and B with it: the ping needs both). */
+static int step_rc(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_attr a;
+	int mask, rc;
+
+	rc = run_modify(t, c);
+	if (rc)
+		return rc;
+	mask = good_attr(t, IBV_QPT_RC, c->to, &a, 1);
+	rc = rc_errno(ibv_modify_qp(t->qpb, &a, mask));
+	if (rc)
+		whyf(t, "peer QP B to %s: %s", state_name(c->to), errname(rc));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting work requests                                               */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_sge sge_of(struct t *t, size_t off, uint32_t len)
+{
+	struct ibv_sge s = {
+		.addr = (uintptr_t)t->buf + off, .length = len, .lkey = t->mr->lkey,
+	};
+
+	return s;
+}
+
+/* ibv_post_send must fail with bad_wr pointing at @want. */
+static int post_send_bad(struct t *t, struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr *want)
+{
+	struct ibv_send_wr *bad = (struct ibv_send_wr *)0x1;	/* poison */
+	int rc = rc_errno(ibv_post_send(qp, wr, &bad));
+
+	if (rc && bad != want)
+		whyf(t, "bad_wr is %p, expected the failing WR %p", (void *)bad, (void *)want);
+	return rc;
+}
+
+static int post_recv_bad(struct t *t, struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr *want)
+{
+	struct ibv_recv_wr *bad = (struct ibv_recv_wr *)0x1;
+	int rc = rc_errno(ibv_post_recv(qp, wr, &bad));
+
+	if (rc && bad != want)
+		whyf(t, "bad_wr is %p, expected the failing WR %p", (void *)bad, (void *)want);
+	return rc;
+}
+
+/* A signaled SEND of 64 bytes on A: refused in RESET, INIT and RTR. */
+static int send_on_a(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge s = sge_of(t, 0, 64);
+	struct ibv_send_wr wr = {
+		.wr_id = 7, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	int rc;
+
+	(void)c;
+	rc = post_send_bad(t, t->qpa, &wr, &wr);
+	if (rc)
+		expect_no_cqe(t, t->cq, 50, "after the refused post");
+	return rc;
+}
+
+static int recv_on_a_reset(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge s = sge_of(t, 8192, 4096);
+	struct ibv_recv_wr wr = { .wr_id = 8, .sg_list = &s, .num_sge = 1 };
+
+	(void)c;
+	return post_recv_bad(t, t->qpa, &wr, &wr);
+}
+
+/* IBTA 10.3.1.2: receives may be posted in INIT; this one serves the ping. */
+static int recv_on_a_init(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge s = sge_of(t, 8192, 8192);
+	struct ibv_recv_wr wr = { .wr_id = RECV_INIT_ID, .sg_list = &s, .num_sge = 1 };
+	struct ibv_recv_wr *bad = NULL;
+
+	(void)c;
+	return rc_errno(ibv_post_recv(t->qpa, &wr, &bad));
+}
+
+/* A UD QP on its own CQ, taken to @to (INIT or RTS). */
+static struct ibv_qp *ud_qp(struct t *t, struct ibv_cq *cq, uint32_t depth,
+			    enum ibv_qp_state to)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = CAP(depth, depth, 2, 2, 0),
+	};
+	enum ibv_qp_state s;
+	struct ibv_qp_attr a;
+	struct ibv_qp *qp;
+	int mask, rc;
+
+	qp = ibv_create_qp(t->pd, &ia);
+	if (!qp) {
+		whyf(t, "ibv_create_qp(UD): %s", strerror(errno));
+		return NULL;
+	}
+	for (s = IBV_QPS_INIT; s <= to; s++) {
+		mask = good_attr(t, IBV_QPT_UD, s, &a, 0);
+		rc = rc_errno(ibv_modify_qp(qp, &a, mask));
+		if (rc) {
+			whyf(t, "UD QP to %s: %s", state_name(s), errname(rc));
+			ibv_destroy_qp(qp);
+			return NULL;
+		}
+	}
+	return qp;
+}
+
+/* UD receive queue (INIT): one WR with one SGE too many. */
+static int recv_too_many_sge(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	struct ibv_sge s[64];
+	struct ibv_recv_wr wr = { .wr_id = 9, .sg_list = s };
+	uint32_t i;
+
+	(void)c;
+	if (ibv_query_qp(t->qpu, &a, IBV_QP_CAP, &ia)) {
+		whyf(t, "ibv_query_qp: %s", strerror(errno));
+		return -1;
+	}
+	if (a.cap.max_recv_sge + 1 > ARRAY_SIZE(s)) {
+		t->skip = "max_recv_sge >= 64";
+		return 0;
+	}
+	for (i = 0; i <= a.cap.max_recv_sge; i++)
+		s[i] = sge_of(t, 16384 + i * 64, 64);
+	wr.num_sge = (int)a.cap.max_recv_sge + 1;
+	return post_recv_bad(t, t->qpu, &wr, &wr);
+}
+
+/*
+ * A fresh UD QP in INIT with room for N receives: a list of N + 1 fails at
+ * the last one (nothing consumes receives in INIT, so this is exact).
+ */
+static int recv_overflow(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 64, NULL, NULL, 0);
+	struct ibv_recv_wr *wr = NULL;
+	struct ibv_sge s = sge_of(t, 32768, 256);
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp = NULL;
+	struct ibv_qp_attr a;
+	uint32_t n = 0, i;
+	int rc = -1;
+
+	(void)c;
+	if (!cq) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		return -1;
+	}
+	qp = ud_qp(t, cq, 8, IBV_QPS_INIT);
+	if (!qp)
+		goto out;
+	if (ibv_query_qp(qp, &a, IBV_QP_CAP, &ia)) {
+		whyf(t, "ibv_query_qp: %s", strerror(errno));
+		goto out;
+	}
+	n = a.cap.max_recv_wr;
+	if (n < 8 || n > 65536) {
+		whyf(t, "ibv_query_qp reports max_recv_wr %u for a request of 8", n);
+		goto out;
+	}
+	wr = calloc(n + 1, sizeof(*wr));
+	if (!wr)
+		goto out;
+	for (i = 0; i <= n; i++) {
+		wr[i].wr_id = 100 + i;
+		wr[i].sg_list = &s;
+		wr[i].num_sge = 1;
+		wr[i].next = i < n ? &wr[i + 1] : NULL;
+	}
+	rc = post_recv_bad(t, qp, wr, &wr[n]);
+out:
+	free(wr);
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	return rc;
+}
+
+static struct ibv_send_wr ud_send_wr(struct t *t, uint64_t id, struct ibv_sge *s, int nsge)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = s, .num_sge = nsge, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = t->ah, .remote_qpn = NO_SUCH_QPN, .remote_qkey = UD_QKEY },
+	};
+
+	return wr;
+}
+
+/*
+ * [good, one SGE too many, good]: the call fails at the second WR and says
+ * so in bad_wr; the first WR was posted and completes, the third was not.
+ */
+static int send_too_many_sge(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	struct ibv_sge s[64], one = sge_of(t, 0, 16);
+	struct ibv_send_wr wr[3];
+	uint32_t i;
+	int rc;
+
+	(void)c;
+	if (ibv_query_qp(t->qpu, &a, IBV_QP_CAP, &ia)) {
+		whyf(t, "ibv_query_qp: %s", strerror(errno));
+		return -1;
+	}
+	if (a.cap.max_send_sge + 1 > ARRAY_SIZE(s)) {
+		t->skip = "max_send_sge >= 64";
+		return 0;
+	}
+	for (i = 0; i <= a.cap.max_send_sge; i++)
+		s[i] = sge_of(t, i * 8, 8);
+	wr[0] = ud_send_wr(t, 201, &one, 1);
+	wr[1] = ud_send_wr(t, 202, s, (int)a.cap.max_send_sge + 1);
+	wr[2] = ud_send_wr(t, 203, &one, 1);
+	wr[0].next = &wr[1];
+	wr[1].next = &wr[2];
+	rc = post_send_bad(t, t->qpu, wr, &wr[1]);
+	if (rc) {
+		expect_cqe(t, t->cqu, 201, IBV_WC_SEND, "the good WR before the bad one");
+		expect_no_cqe(t, t->cqu, 100, "WRs at and after bad_wr");
+	}
+	return rc;
+}
+
+static int send_write_on_ud(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge s = sge_of(t, 0, 16);
+	struct ibv_send_wr wr = ud_send_wr(t, 204, &s, 1);
+
+	(void)c;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)t->buf1;
+	wr.wr.rdma.rkey = t->mr1->rkey;
+	return post_send_bad(t, t->qpu, &wr, &wr);
+}
+
+static int send_inline_too_long(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+	struct ibv_sge s;
+	struct ibv_send_wr wr;
+
+	(void)c;
+	if (ibv_query_qp(t->qpu, &a, IBV_QP_CAP, &ia)) {
+		whyf(t, "ibv_query_qp: %s", strerror(errno));
+		return -1;
+	}
+	if (a.cap.max_inline_data + 1 > BUF_SIZE) {
+		t->skip = "max_inline_data >= 64 KiB";
+		return 0;
+	}
+	s = sge_of(t, 0, a.cap.max_inline_data + 1);
+	wr = ud_send_wr(t, 205, &s, 1);
+	wr.send_flags |= IBV_SEND_INLINE;
+	return post_send_bad(t, t->qpu, &wr, &wr);
+}
+
+/*
+ * A fresh UD QP (RTS) with room for N sends gets a list of N + 1 in one
+ * call: the provider cannot have consumed any of them before the call
+ * returns, so it fails exactly at the last; the first N complete.
+ */
+static int send_overflow(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 256, NULL, NULL, 0);
+	struct ibv_sge s = sge_of(t, 0, 16);
+	struct ibv_send_wr *wr = NULL;
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp *qp = NULL;
+	struct ibv_qp_attr a;
+	uint32_t n = 0, i;
+	int rc = -1;
+
+	(void)c;
+	if (!cq) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		return -1;
+	}
+	qp = ud_qp(t, cq, 16, IBV_QPS_RTS);
+	if (!qp)
+		goto out;
+	if (ibv_query_qp(qp, &a, IBV_QP_CAP, &ia)) {
+		whyf(t, "ibv_query_qp: %s", strerror(errno));
+		goto out;
+	}
+	n = a.cap.max_send_wr;
+	if (n < 16 || n > 255) {
+		whyf(t, "ibv_query_qp reports max_send_wr %u for a request of 16", n);
+		goto out;
+	}
+	wr = calloc(n + 1, sizeof(*wr));
+	if (!wr)
+		goto out;
+	for (i = 0; i <= n; i++) {
+		wr[i] = ud_send_wr(t, 300 + i, &s, 1);
+		wr[i].next = i < n ? &wr[i + 1] : NULL;
+	}
+	rc = post_send_bad(t, qp, wr, &wr[n]);
+	if (rc) {
+		for (i = 0; i < n; i++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "send %u of the %u accepted", i + 1, n);
+			if (expect_cqe(t, cq, 300 + i, IBV_WC_SEND, what) < 0)
+				break;
+		}
+		expect_no_cqe(t, cq, 100, "the refused WR");
+	}
+out:
+	free(wr);
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Destroying objects still in use                                     */
+/* ------------------------------------------------------------------ */
+
+static int destroy_cq_in_use(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rc_errno(ibv_destroy_cq(t->cq));
+}
+
+static int dealloc_pd_in_use(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rc_errno(ibv_dealloc_pd(t->pd));
+}
+
+/* A PD whose only user is one MR (or AH): busy until that goes. */
+static int dealloc_pd_with(struct t *t, int with_ah)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(t->ctx);
+	struct ibv_ah_attr av = good_av(t);
+	struct ibv_mr *mr = NULL;
+	struct ibv_ah *ah = NULL;
+	int rc, r2;
+
+	if (!pd) {
+		whyf(t, "ibv_alloc_pd: %s", strerror(errno));
+		return -1;
+	}
+	if (with_ah)
+		ah = ibv_create_ah(pd, &av);
+	else
+		mr = ibv_reg_mr(pd, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr && !ah) {
+		whyf(t, "creating the PD's only object: %s", strerror(errno));
+		ibv_dealloc_pd(pd);
+		return -1;
+	}
+	rc = rc_errno(ibv_dealloc_pd(pd));
+	if (rc == 0)
+		return 0;	/* leak the orphan */
+	r2 = with_ah ? rc_errno(ibv_destroy_ah(ah)) : rc_errno(ibv_dereg_mr(mr));
+	if (r2)
+		whyf(t, "then freeing the PD's object: %s", errname(r2));
+	r2 = rc_errno(ibv_dealloc_pd(pd));
+	if (r2)
+		whyf(t, "then ibv_dealloc_pd of the empty PD: %s", errname(r2));
+	return rc;
+}
+
+static int dealloc_pd_mr(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return dealloc_pd_with(t, 0);
+}
+
+static int dealloc_pd_ah(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return dealloc_pd_with(t, 1);
+}
+
+/*
+ * Deregistering an MR that a posted receive still names succeeds (only a
+ * bound memory window blocks it, man ibv_dereg_mr(3)); a message that then
+ * arrives for that receive must not land in the memory: it completes with
+ * an error status, or not at all (a UD receiver may drop it).
+ * X: fresh UD QP on the device under test; Y: UD QP on the peer sending to X.
+ */
+static int dereg_with_posted_recv(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cqx = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cqy = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cqy, .recv_cq = cqy, .qp_type = IBV_QPT_UD,
+		.cap = CAP(4, 4, 1, 1, 0),
+	};
+	struct ibv_ah_attr av = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = t->gid, .sgid_index = (uint8_t)t->gidx1, .hop_limit = 64 },
+	};
+	struct ibv_qp *x = NULL, *y = NULL;
+	struct ibv_ah *ah = NULL;
+	struct ibv_mr *mr = NULL;
+	char *page = NULL;
+	struct ibv_wc wc;
+	int rc = -1, n, i;
+
+	(void)c;
+	if (!cqx || !cqy) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		goto out;
+	}
+	x = ud_qp(t, cqx, 4, IBV_QPS_RTS);
+	y = ibv_create_qp(t->pd1, &ia);
+	ah = ibv_create_ah(t->pd1, &av);
+	page = aligned_alloc(4096, 4096);
+	if (!x || !y || !ah || !page) {
+		whyf(t, "setup (UD QPs, AH): %s", strerror(errno));
+		goto out;
+	}
+	for (i = IBV_QPS_INIT; i <= IBV_QPS_RTS; i++) {
+		struct ibv_qp_attr a;
+		int mask = good_attr(t, IBV_QPT_UD, (enum ibv_qp_state)i, &a, 0);
+
+		if (rc_errno(ibv_modify_qp(y, &a, mask))) {
+			whyf(t, "peer UD QP to %s failed", state_name(i));
+			goto out;
+		}
+	}
+	memset(page, 0x5a, 4096);
+	mr = ibv_reg_mr(t->pd, page, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr) {
+		whyf(t, "ibv_reg_mr: %s", strerror(errno));
+		goto out;
+	}
+	{
+		struct ibv_sge s = { (uintptr_t)page, 4096, mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 601, .sg_list = &s, .num_sge = 1 }, *bad;
+
+		rc = rc_errno(ibv_post_recv(x, &wr, &bad));
+		if (rc) {
+			whyf(t, "ibv_post_recv: %s", errname(rc));
+			rc = -1;
+			goto out;
+		}
+	}
+	rc = rc_errno(ibv_dereg_mr(mr));
+	if (rc)
+		goto out;	/* the MR still exists: leak it with the QP */
+	mr = NULL;
+	{
+		struct ibv_sge s = { (uintptr_t)t->buf1, 256, t->mr1->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 602, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.ud = { .ah = ah, .remote_qpn = x->qp_num, .remote_qkey = UD_QKEY },
+		}, *bad;
+
+		memset(t->buf1, 0xc3, 256);
+		if (rc_errno(ibv_post_send(y, &wr, &bad))) {
+			whyf(t, "peer's ibv_post_send failed");
+			goto out;
+		}
+		expect_cqe(t, cqy, 602, IBV_WC_SEND, "the peer's UD send");
+	}
+	n = cq_wait(cqx, &wc, 1000);
+	if (n > 0 && wc.status == IBV_WC_SUCCESS)
+		whyf(t, "the receive into the deregistered MR completed successfully");
+	snprintf(t->detail, sizeof(t->detail), "then the receive %s%s",
+		 n > 0 ? "completed with " : "did not complete",
+		 n > 0 ? ibv_wc_status_str(wc.status) : "");
+	for (i = 0; i < 4096; i++)
+		if ((unsigned char)page[i] != 0x5a) {
+			whyf(t, "byte %d of the deregistered MR was written", i);
+			break;
+		}
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	if (y)
+		ibv_destroy_qp(y);
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cqx)
+		ibv_destroy_cq(cqx);
+	if (cqy)
+		ibv_destroy_cq(cqy);
+	free(page);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* After the errors                                                    */
+/* ------------------------------------------------------------------ */
+
+/* ibv_query_qp of A returns what the good transitions set, nothing else. */
+static int query_after(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_attr q, w;
+	struct ibv_qp_init_attr ia;
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS |
+		   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+		   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_AV;
+	int rc;
+
+	(void)c;
+	rc = rc_errno(ibv_query_qp(t->qpa, &q, mask, &ia));
+	if (rc)
+		return rc;
+#define SAME(field, want) do {						\
+		if ((long)q.field != (long)(want))			\
+			whyf(t, #field " %ld, expected %ld",		\
+			     (long)q.field, (long)(want));		\
+	} while (0)
+	SAME(qp_state, IBV_QPS_RTS);
+	good_attr(t, IBV_QPT_RC, IBV_QPS_INIT, &w, 0);
+	SAME(pkey_index, w.pkey_index);
+	SAME(port_num, w.port_num);
+	SAME(qp_access_flags, w.qp_access_flags);
+	good_attr(t, IBV_QPT_RC, IBV_QPS_RTR, &w, 0);
+	SAME(path_mtu, w.path_mtu);
+	SAME(dest_qp_num, w.dest_qp_num);
+	SAME(max_dest_rd_atomic, w.max_dest_rd_atomic);
+	SAME(min_rnr_timer, 12);	/* also set RTS->RTS */
+	SAME(ah_attr.grh.sgid_index, w.ah_attr.grh.sgid_index);
+	if (memcmp(&q.ah_attr.grh.dgid, &w.ah_attr.grh.dgid, 16))
+		whyf(t, "ah_attr.grh.dgid is not the peer's GID");
+	good_attr(t, IBV_QPT_RC, IBV_QPS_RTS, &w, 0);
+	SAME(timeout, w.timeout);
+	SAME(retry_cnt, w.retry_cnt);
+	SAME(rnr_retry, w.rnr_retry);
+	SAME(max_rd_atomic, w.max_rd_atomic);
+#undef SAME
+	if (qp_state(t->qpu) != IBV_QPS_RTS)
+		whyf(t, "UD QP in %s, expected RTS", state_name(qp_state(t->qpu)));
+	return 0;
+}
+
+static void fill(char *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (char)(seed + i * 7 + (i >> 8));
+}
+
+/* A sends to B: B's receive gets it whole. */
+static int ping_a_to_b(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge rs = { (uintptr_t)t->buf1 + 8192, 8192, t->mr1->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 501, .sg_list = &rs, .num_sge = 1 }, *rbad;
+	struct ibv_sge ss = sge_of(t, 0, 4000);
+	struct ibv_send_wr swr = {
+		.wr_id = 502, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	int rc, len;
+
+	(void)c;
+	fill(t->buf, 4000, 1);
+	memset(t->buf1 + 8192, 0, 8192);
+	rc = rc_errno(ibv_post_recv(t->qpb, &rwr, &rbad));
+	if (rc) {
+		whyf(t, "B's ibv_post_recv: %s", errname(rc));
+		return rc;
+	}
+	rc = rc_errno(ibv_post_send(t->qpa, &swr, &sbad));
+	if (rc)
+		return rc;
+	expect_cqe(t, t->cq, 502, IBV_WC_SEND, "A's send");
+	len = expect_cqe(t, t->cq1, 501, IBV_WC_RECV, "B's receive");
+	if (len >= 0 && len != 4000)
+		whyf(t, "B received %d bytes, sent 4000", len);
+	if (len == 4000 && memcmp(t->buf, t->buf1 + 8192, 4000))
+		whyf(t, "B received other bytes than A sent");
+	return 0;
+}
+
+/* B sends to A: the receive A posted back in INIT takes it. */
+static int ping_b_to_a(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge ss = { (uintptr_t)t->buf1, 3000, t->mr1->lkey };
+	struct ibv_send_wr swr = {
+		.wr_id = 503, .sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	int rc, len;
+
+	(void)c;
+	fill(t->buf1, 3000, 2);
+	rc = rc_errno(ibv_post_send(t->qpb, &swr, &sbad));
+	if (rc) {
+		whyf(t, "B's ibv_post_send: %s", errname(rc));
+		return rc;
+	}
+	expect_cqe(t, t->cq1, 503, IBV_WC_SEND, "B's send");
+	len = expect_cqe(t, t->cq, RECV_INIT_ID, IBV_WC_RECV, "A's receive posted in INIT");
+	if (len >= 0 && len != 3000)
+		whyf(t, "A received %d bytes, B sent 3000", len);
+	if (len == 3000 && memcmp(t->buf1, t->buf + 8192, 3000))
+		whyf(t, "A received other bytes than B sent");
+	return 0;
+}
+
+static int ping_rdma(struct t *t, enum ibv_wr_opcode op)
+{
+	size_t la = 16384, rb = 24576, n = 5000;
+	struct ibv_sge s = sge_of(t, la, (uint32_t)n);
+	struct ibv_send_wr wr = {
+		.wr_id = 504 + op, .sg_list = &s, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)t->buf1 + rb, .rkey = t->mr1->rkey },
+	}, *bad;
+	int rc;
+
+	if (op == IBV_WR_RDMA_WRITE) {
+		fill(t->buf + la, n, 3);
+		memset(t->buf1 + rb, 0, n);
+	} else {
+		fill(t->buf1 + rb, n, 4);
+		memset(t->buf + la, 0, n);
+	}
+	rc = rc_errno(ibv_post_send(t->qpa, &wr, &bad));
+	if (rc)
+		return rc;
+	if (expect_cqe(t, t->cq, wr.wr_id, op == IBV_WR_RDMA_WRITE ? IBV_WC_RDMA_WRITE :
+		       IBV_WC_RDMA_READ, "A's RDMA") >= 0 &&
+	    memcmp(t->buf + la, t->buf1 + rb, n))
+		whyf(t, "the two buffers differ after the RDMA %s",
+		     op == IBV_WR_RDMA_WRITE ? "WRITE" : "READ");
+	return 0;
+}
+
+static int ping_write(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return ping_rdma(t, IBV_WR_RDMA_WRITE);
+}
+
+static int ping_read(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return ping_rdma(t, IBV_WR_RDMA_READ);
+}
+
+static int no_stray_cqes(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	expect_no_cqe(t, t->cq, 100, "A's CQ");
+	expect_no_cqe(t, t->cq1, 10, "B's CQ");
+	expect_no_cqe(t, t->cqu, 10, "the UD QP's CQ");
+	if (qp_state(t->qpa) != IBV_QPS_RTS || qp_state(t->qpb) != IBV_QPS_RTS)
+		whyf(t, "after the ping A is %s and B is %s", state_name(qp_state(t->qpa)),
+		     state_name(qp_state(t->qpb)));
+	return 0;
+}
+
+/* Everything is destroyed in order, each call returning 0. */
+static int teardown(struct t *t, const struct tcase *c)
+{
+	int rc;
+
+	(void)c;
+#define FREE(call, what) do {						\
+		rc = rc_errno(call);					\
+		if (rc)							\
+			whyf(t, "%s: %s", what, errname(rc));		\
+	} while (0)
+	FREE(ibv_destroy_qp(t->qpa), "ibv_destroy_qp(A)");
+	FREE(ibv_destroy_qp(t->qpb), "ibv_destroy_qp(B)");
+	FREE(ibv_destroy_qp(t->qpu), "ibv_destroy_qp(UD)");
+	FREE(ibv_destroy_ah(t->ah), "ibv_destroy_ah");
+	FREE(ibv_dereg_mr(t->mr), "ibv_dereg_mr(A)");
+	FREE(ibv_dereg_mr(t->mr1), "ibv_dereg_mr(B)");
+	FREE(ibv_destroy_cq(t->cq), "ibv_destroy_cq(A)");
+	FREE(ibv_destroy_cq(t->cq1), "ibv_destroy_cq(B)");
+	FREE(ibv_destroy_cq(t->cqu), "ibv_destroy_cq(UD)");
+	FREE(ibv_dealloc_pd(t->pd), "ibv_dealloc_pd(A)");
+	FREE(ibv_dealloc_pd(t->pd1), "ibv_dealloc_pd(B)");
+#undef FREE
+	t->qpa = t->qpb = t->qpu = NULL;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The table                                                           */
+/* ------------------------------------------------------------------ */
+
+#define MOD(q, st)	.run = run_modify, .qp = (q), .to = (st)
+#define STEP(q, st)	.run = step_rc, .qp = (q), .to = (st), .step = 1
+#define ALL		(~0)
+
+static const struct tcase cases[] = {
+	/* ---- ibv_reg_mr ---- */
+	{ .name = "reg_mr/remote-write-without-local-write", .run = mr_remote_write_only, .expect = X(EINVAL),
+	  .src = "man ibv_reg_mr(3): REMOTE_WRITE or REMOTE_ATOMIC need LOCAL_WRITE; IBTA 10.6.3.1; ib_core ib_check_mr_access" },
+	{ .name = "reg_mr/remote-atomic-without-local-write", .run = mr_remote_atomic_only, .expect = X(EINVAL),
+	  .src = "man ibv_reg_mr(3); ib_core ib_check_mr_access" },
+	{ .name = "reg_mr/undefined-access-bit", .run = mr_unknown_bit, .expect = X(EINVAL),
+	  .src = "ib_core ib_check_mr_access: flags outside IB_ACCESS_SUPPORTED" },
+	{ .name = "reg_mr/on-demand-without-odp", .run = mr_on_demand, .expect = X(EINVAL),
+	  .src = "ib_core ib_check_mr_access: ON_DEMAND on a device without IBK_ON_DEMAND_PAGING" },
+	{ .name = "reg_mr/zero-length", .run = mr_zero_length, .expect = X(EINVAL),
+	  .src = "ib_core ib_umem_get: no pages; rxe, mlx5 (same path)" },
+	{ .name = "reg_mr/length-above-max_mr_size", .run = mr_above_max_size, .expect = X(EINVAL),
+	  .src = "man ibv_query_device(3): max_mr_size is the largest registrable block; IBTA 11.2.8.1 invalid length" },
+	{ .name = "reg_mr/address-plus-length-wraps", .run = mr_wraps, .expect = X(EINVAL),
+	  .src = "ib_core ib_umem_get: addr + size overflow" },
+	{ .name = "reg_mr/unmapped-address", .run = mr_unmapped, .expect = X(EFAULT),
+	  .src = "ib_core ib_umem_get: pin_user_pages_fast fails; rxe, mlx5 (same path)" },
+	{ .name = "reg_mr/null-address", .run = mr_null, .expect = X(EFAULT),
+	  .src = "ib_core ib_umem_get: pin_user_pages_fast fails" },
+	{ .name = "reg_mr/good-all-access", .run = mr_good, .expect = X(0), .src = "man ibv_reg_mr(3)" },
+
+	/* ---- ibv_create_cq, completion channels ---- */
+	{ .name = "create_cq/cqe-above-max_cqe", .run = cq_above_max, .expect = X(EINVAL),
+	  .src = "man ibv_query_device(3) max_cqe; IBTA 11.2.7.1 invalid CQ size; rxe_cq_chk_attr" },
+	{ .name = "create_cq/cqe-0", .run = cq_zero, .expect = X(EINVAL), .src = "rxe_cq_chk_attr: cqe <= 0; IBTA 11.2.7.1" },
+	{ .name = "create_cq/cqe-negative", .run = cq_negative, .expect = X(EINVAL), .src = "rxe_cq_chk_attr: cqe <= 0" },
+	{ .name = "create_cq/comp_vector-num_comp_vectors", .run = cq_vector_num, .expect = X(EINVAL),
+	  .src = "man ibv_create_cq(3): comp_vector < num_comp_vectors; ib_core uverbs create_cq" },
+	{ .name = "create_cq/comp_vector-negative", .run = cq_vector_negative, .expect = X(EINVAL),
+	  .src = "man ibv_create_cq(3): at least zero; ib_core uverbs create_cq" },
+	{ .name = "destroy_comp_channel/with-cq", .run = channel_busy, .expect = X(EBUSY),
+	  .src = "man ibv_create_comp_channel(3): fails while a CQ uses it; libibverbs returns EBUSY" },
+
+	/* ---- ibv_create_qp, SRQ, MW ---- */
+	{ .name = "create_qp/max_send_wr-above-max_qp_wr", .run = qp_send_wr, .expect = X(EINVAL),
+	  .src = "man ibv_query_device(3) max_qp_wr; IBTA 11.2.5.1; rxe_qp_chk_cap" },
+	{ .name = "create_qp/max_recv_wr-above-max_qp_wr", .run = qp_recv_wr, .expect = X(EINVAL), .src = "rxe_qp_chk_cap" },
+	{ .name = "create_qp/max_send_sge-above-max_sge", .run = qp_send_sge, .expect = X(EINVAL),
+	  .src = "man ibv_query_device(3) max_sge; rxe_qp_chk_cap" },
+	{ .name = "create_qp/max_recv_sge-above-max_sge", .run = qp_recv_sge, .expect = X(EINVAL), .src = "rxe_qp_chk_cap" },
+	{ .name = "create_qp/max_inline_data-1MiB", .run = qp_inline, .expect = X(EINVAL),
+	  .src = "rxe_qp_chk_cap: above the device's inline limit" },
+	{ .name = "create_qp/raw-packet", .run = qp_raw_packet, .expect = X(EOPNOTSUPP),
+	  .src = "rxe_qp_chk_init: types other than RC/UC/UD/GSI (the device has no raw Ethernet QPs)" },
+	{ .name = "create_qp/undefined-type", .run = qp_undefined_type, .expect = X(EOPNOTSUPP, EINVAL),
+	  .src = "rxe_qp_chk_init EOPNOTSUPP; providers that validate the type first say EINVAL" },
+	{ .name = "create_srq/unsupported", .run = srq_create, .expect = X(EOPNOTSUPP),
+	  .src = "max_srq 0 (man ibv_query_device(3)); libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
+	{ .name = "alloc_mw/unsupported", .run = mw_alloc, .expect = X(EOPNOTSUPP),
+	  .src = "max_mw 0; libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
+
+	/* ---- ibv_create_ah ---- */
+	{ .name = "create_ah/empty-sgid_index", .run = ah_empty_gid, .expect = X(ENODATA),
+	  .src = "ib_core rdma_get_gid_attr: index inside the table, no GID there" },
+	{ .name = "create_ah/port-2", .run = ah_port2, .expect = X(EINVAL), .src = "ib_core rdma_check_ah_attr: rdma_is_port_valid" },
+	{ .name = "create_ah/roce-without-grh", .run = ah_no_grh, .expect = X(EINVAL),
+	  .src = "ib_core rdma_check_ah_attr: RoCE AHs need a GRH (IBTA A17.4.5)" },
+	{ .name = "create_ah/good", .run = ah_good, .expect = X(0), .src = "man ibv_create_ah(3)", .step = 1 },
+
+	/* ---- RC QP A in RESET ---- */
+	{ .name = "post_send/in-RESET", .run = send_on_a, .expect = X(EINVAL),
+	  .src = "IBTA 10.3.1.1/10.8.2: posting to a QP in RESET is an immediate error; rxe_post_send" },
+	{ .name = "post_recv/in-RESET", .run = recv_on_a_reset, .expect = X(EINVAL),
+	  .src = "IBTA 10.3.1.1 C10-97.2.1; rxe_post_recv: state < INIT" },
+	{ .name = "modify_qp/RESET-to-RTS", .expect = X(EINVAL),
+	  .src = "IBTA 10.3.1 state diagram; ib_core ib_modify_qp_is_ok", MOD(QPA, IBV_QPS_RTS) },
+	{ .name = "modify_qp/RESET-to-RTR", .expect = X(EINVAL), .src = "ib_core ib_modify_qp_is_ok", MOD(QPA, IBV_QPS_RTR) },
+	{ .name = "modify_qp/RESET-to-INIT-no-access-flags", .expect = X(EINVAL),
+	  .src = "man ibv_modify_qp(3) table RC Init: ACCESS_FLAGS required",
+	  MOD(QPA, IBV_QPS_INIT), .drop = IBV_QP_ACCESS_FLAGS },
+	{ .name = "modify_qp/RESET-to-INIT-no-port", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table",
+	  MOD(QPA, IBV_QPS_INIT), .drop = IBV_QP_PORT },
+	{ .name = "modify_qp/RESET-to-INIT-no-pkey_index", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table",
+	  MOD(QPA, IBV_QPS_INIT), .drop = IBV_QP_PKEY_INDEX },
+	{ .name = "modify_qp/RESET-to-INIT-with-sq_psn", .expect = X(EINVAL),
+	  .src = "ib_core ib_modify_qp_is_ok: attribute not allowed in this transition (IBTA 11.2.4.2)",
+	  MOD(QPA, IBV_QPS_INIT), .add = IBV_QP_SQ_PSN },
+	{ .name = "modify_qp/RESET-to-INIT-port-0", .expect = X(EINVAL), .src = "ib_core uverbs modify_qp: rdma_is_port_valid",
+	  MOD(QPA, IBV_QPS_INIT), .field = F_PORT, .value = 0 },
+	{ .name = "modify_qp/RESET-to-INIT-port-2", .expect = X(EINVAL), .src = "ib_core uverbs modify_qp: rdma_is_port_valid",
+	  MOD(QPA, IBV_QPS_INIT), .field = F_PORT, .value = 2 },
+	{ .name = "modify_qp/RESET-to-INIT-pkey_index-past-table", .expect = X(EINVAL),
+	  .src = "IBTA 11.2.4.2: P_Key index outside the port's table; rxe/mlx5 EINVAL",
+	  MOD(QPA, IBV_QPS_INIT), .field = F_PKEY, .value = V_PKEY_TBL_LEN },
+	{ .name = "modify_qp/state-8", .expect = X(EINVAL), .src = "ib_core uverbs modify_qp: qp_state > IB_QPS_ERR",
+	  MOD(QPA, IBV_QPS_INIT), .field = F_STATE, .value = 8 },
+	{ .name = "modify_qp/RESET-to-INIT", .expect = X(0), .src = "man ibv_modify_qp(3) table", STEP(QPA, IBV_QPS_INIT) },
+
+	/* ---- INIT ---- */
+	{ .name = "post_send/in-INIT", .run = send_on_a, .expect = X(EINVAL),
+	  .src = "IBTA 10.3.1.2: send WRs in INIT are an immediate error; rxe_post_send: state < RTS" },
+	{ .name = "post_recv/in-INIT", .run = recv_on_a_init, .expect = X(0),
+	  .src = "IBTA 10.3.1.2: receive WRs may be posted in INIT (used by the ping below)", .step = 1 },
+	{ .name = "modify_qp/INIT-to-RTS", .expect = X(EINVAL), .src = "ib_core ib_modify_qp_is_ok", MOD(QPA, IBV_QPS_RTS) },
+	{ .name = "modify_qp/INIT-to-RTR-no-av", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_AV },
+	{ .name = "modify_qp/INIT-to-RTR-no-path_mtu", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_PATH_MTU },
+	{ .name = "modify_qp/INIT-to-RTR-no-dest_qpn", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_DEST_QPN },
+	{ .name = "modify_qp/INIT-to-RTR-no-rq_psn", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_RQ_PSN },
+	{ .name = "modify_qp/INIT-to-RTR-no-max_dest_rd_atomic", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_MAX_DEST_RD_ATOMIC },
+	{ .name = "modify_qp/INIT-to-RTR-no-min_rnr_timer", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTR",
+	  MOD(QPA, IBV_QPS_RTR), .drop = IBV_QP_MIN_RNR_TIMER },
+	{ .name = "modify_qp/INIT-to-RTR-path_mtu-above-active", .expect = X(EINVAL),
+	  .src = "IBTA 11.2.4.2 / A17: path MTU above the port's active MTU (netdev MTU - RoCE headers, rocev2-wire.md)",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_MTU, .value = V_ABOVE_ACTIVE_MTU },
+	{ .name = "modify_qp/INIT-to-RTR-path_mtu-0", .expect = X(EINVAL), .src = "IBTA 9.6 / enum ibv_mtu: 1 (256) .. 5 (4096)",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_MTU, .value = 0 },
+	{ .name = "modify_qp/INIT-to-RTR-path_mtu-6", .expect = X(EINVAL), .src = "enum ibv_mtu: 1 .. 5",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_MTU, .value = 6 },
+	{ .name = "modify_qp/INIT-to-RTR-empty-sgid_index", .expect = X(ENODATA),
+	  .src = "ib_core rdma_fill_sgid_attr -> rdma_get_gid_attr: no GID at that index",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_SGID, .value = V_EMPTY_GID },
+	{ .name = "modify_qp/INIT-to-RTR-av-port-2", .expect = X(EINVAL), .src = "ib_core uverbs modify_qp: AV port not valid",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_AV_PORT, .value = 2 },
+	{ .name = "modify_qp/INIT-to-RTR-av-without-grh", .expect = X(EINVAL),
+	  .src = "ib_core rdma_check_ah_attr: RoCE needs a GRH (IBTA A17.4.5)",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_NO_GRH },
+	{ .name = "modify_qp/INIT-to-RTR-dest_qpn-25-bits", .expect = X(EINVAL), .src = "IBTA 9.2: QPNs are 24 bits",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_DQPN, .value = 0x1000000 },
+	{ .name = "modify_qp/INIT-to-RTR-max_dest_rd_atomic-above-max", .expect = X(EINVAL),
+	  .src = "IBTA 11.2.4.2: responder resources above max_qp_rd_atom (man ibv_query_device(3))",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_MAX_DEST_RD, .value = V_ABOVE_RD_ATOM },
+	{ .name = "modify_qp/INIT-to-RTR-min_rnr_timer-32", .expect = X(EINVAL),
+	  .src = "IBTA 9.7.5.2.8 table 45: the RNR timer is a 5-bit code (0..31)",
+	  MOD(QPA, IBV_QPS_RTR), .field = F_MIN_RNR, .value = 32 },
+	{ .name = "modify_qp/INIT-to-RTR-alt-path-unsupported", .expect = X(EOPNOTSUPP, EINVAL),
+	  .src = "man ibv_modify_qp(3): alternate paths need IBV_DEVICE_AUTO_PATH_MIG",
+	  MOD(QPA, IBV_QPS_RTR), .add = IBV_QP_ALT_PATH },
+	{ .name = "modify_qp/INIT-to-RTR", .expect = X(0), .src = "man ibv_modify_qp(3) table", STEP(QPA, IBV_QPS_RTR) },
+
+	/* ---- RTR ---- */
+	{ .name = "post_send/in-RTR", .run = send_on_a, .expect = X(EINVAL),
+	  .src = "IBTA 10.3.1.3: send WRs in RTR are an immediate error; rxe_post_send: state < RTS" },
+	{ .name = "modify_qp/RTR-to-INIT", .expect = X(EINVAL), .src = "IBTA 10.3.1 state diagram; ib_modify_qp_is_ok",
+	  MOD(QPA, IBV_QPS_INIT) },
+	{ .name = "modify_qp/RTR-to-RTS-no-sq_psn", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTS",
+	  MOD(QPA, IBV_QPS_RTS), .drop = IBV_QP_SQ_PSN },
+	{ .name = "modify_qp/RTR-to-RTS-no-timeout", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTS",
+	  MOD(QPA, IBV_QPS_RTS), .drop = IBV_QP_TIMEOUT },
+	{ .name = "modify_qp/RTR-to-RTS-no-retry_cnt", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTS",
+	  MOD(QPA, IBV_QPS_RTS), .drop = IBV_QP_RETRY_CNT },
+	{ .name = "modify_qp/RTR-to-RTS-no-rnr_retry", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTS",
+	  MOD(QPA, IBV_QPS_RTS), .drop = IBV_QP_RNR_RETRY },
+	{ .name = "modify_qp/RTR-to-RTS-no-max_rd_atomic", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table RC RTS",
+	  MOD(QPA, IBV_QPS_RTS), .drop = IBV_QP_MAX_QP_RD_ATOMIC },
+	{ .name = "modify_qp/RTR-to-RTS-timeout-32", .expect = X(EINVAL),
+	  .src = "IBTA 9.7.6.1.3: Local ACK Timeout is 5 bits; rxe_qp_chk_attr: timeout > 31",
+	  MOD(QPA, IBV_QPS_RTS), .field = F_TIMEOUT, .value = 32 },
+	{ .name = "modify_qp/RTR-to-RTS-retry_cnt-8", .expect = X(EINVAL), .src = "IBTA 9.7.6.1.3 / 11.2.4.2: Retry Count is 3 bits",
+	  MOD(QPA, IBV_QPS_RTS), .field = F_RETRY, .value = 8 },
+	{ .name = "modify_qp/RTR-to-RTS-rnr_retry-8", .expect = X(EINVAL), .src = "IBTA 9.7.5.2.8 / 11.2.4.2: RNR Retry is 3 bits",
+	  MOD(QPA, IBV_QPS_RTS), .field = F_RNR_RETRY, .value = 8 },
+	{ .name = "modify_qp/RTR-to-RTS-max_rd_atomic-above-max", .expect = X(EINVAL),
+	  .src = "IBTA 11.2.4.2; rxe_qp_chk_attr: above max_qp_init_rd_atom",
+	  MOD(QPA, IBV_QPS_RTS), .field = F_MAX_RD, .value = V_ABOVE_INIT_RD_ATOM },
+	{ .name = "modify_qp/RTR-to-RTS", .expect = X(0), .src = "man ibv_modify_qp(3) table", STEP(QPA, IBV_QPS_RTS) },
+
+	/* ---- RTS ---- */
+	{ .name = "modify_qp/RTS-to-RTS-min_rnr_timer-32", .expect = X(EINVAL), .src = "IBTA 9.7.5.2.8 table 45: 5-bit code",
+	  MOD(QPA, IBV_QPS_RTS), .drop = ALL, .add = IBV_QP_MIN_RNR_TIMER,
+	  .field = F_MIN_RNR, .value = 32 },
+	{ .name = "modify_qp/RTS-to-RTS-min_rnr_timer-12", .expect = X(0),
+	  .src = "IBTA 11.2.4.2: min_rnr_timer is optional in RTS->RTS (the mask above was legal)",
+	  MOD(QPA, IBV_QPS_RTS), .drop = ALL, .add = IBV_QP_MIN_RNR_TIMER,
+	  .field = F_MIN_RNR, .value = 12 },
+	{ .name = "modify_qp/RTS-to-RTR", .expect = X(EINVAL), .src = "IBTA 10.3.1 state diagram; ib_modify_qp_is_ok",
+	  MOD(QPA, IBV_QPS_RTR) },
+
+	/* ---- UD QP ---- */
+	{ .name = "modify_qp/UD-RESET-to-INIT-no-qkey", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table UD Init",
+	  MOD(QPU, IBV_QPS_INIT), .drop = IBV_QP_QKEY },
+	{ .name = "modify_qp/UD-RESET-to-INIT-with-access-flags", .expect = X(EINVAL),
+	  .src = "ib_core ib_modify_qp_is_ok: no access flags for UD",
+	  MOD(QPU, IBV_QPS_INIT), .add = IBV_QP_ACCESS_FLAGS },
+	{ .name = "modify_qp/UD-RESET-to-INIT-controlled-qkey-unprivileged", .expect = X(EPERM),
+	  .src = "IBTA 10.2.5 controlled Q_Keys (MSB set) need privilege; ib_core uverbs modify_qp: "
+		 "EPERM without CAP_NET_RAW (a child process drops it) unless `rdma system set privileged-qkey on`",
+	  MOD(QPU, IBV_QPS_INIT), .field = F_QKEY, .value = (int)0x80000011, .unprivileged = 1 },
+	{ .name = "modify_qp/UD-RESET-to-INIT", .expect = X(0), .src = "man ibv_modify_qp(3) table UD",
+	  MOD(QPU, IBV_QPS_INIT), .step = 1 },
+	{ .name = "post_recv/num_sge-above-max", .run = recv_too_many_sge, .expect = X(EINVAL, ENOMEM),
+	  .src = "rxe post_one_recv EINVAL; mlx5 ENOMEM; bad_wr = the WR (man ibv_post_recv(3))" },
+	{ .name = "post_recv/beyond-queue-depth", .run = recv_overflow, .expect = X(ENOMEM),
+	  .src = "rxe, mlx5: receive queue full; bad_wr = first WR not posted (man ibv_post_recv(3))" },
+	{ .name = "modify_qp/UD-INIT-to-RTR-with-av", .expect = X(EINVAL), .src = "ib_core ib_modify_qp_is_ok: no AV for UD",
+	  MOD(QPU, IBV_QPS_RTR), .add = IBV_QP_AV },
+	{ .name = "modify_qp/UD-INIT-to-RTR", .expect = X(0), .src = "man ibv_modify_qp(3) table UD",
+	  MOD(QPU, IBV_QPS_RTR), .step = 1 },
+	{ .name = "modify_qp/UD-RTR-to-RTS-no-sq_psn", .expect = X(EINVAL), .src = "man ibv_modify_qp(3) table UD RTS",
+	  MOD(QPU, IBV_QPS_RTS), .drop = IBV_QP_SQ_PSN },
+	{ .name = "modify_qp/UD-RTR-to-RTS", .expect = X(0), .src = "man ibv_modify_qp(3) table UD",
+	  MOD(QPU, IBV_QPS_RTS), .step = 1 },
+	{ .name = "post_send/num_sge-above-max-mid-list", .run = send_too_many_sge, .expect = X(EINVAL, ENOMEM),
+	  .src = "rxe EINVAL, mlx5 ENOMEM; man ibv_post_send(3): stops at the first failure, returns it in bad_wr" },
+	{ .name = "post_send/rdma-write-on-ud", .run = send_write_on_ud, .expect = X(EINVAL),
+	  .src = "man ibv_post_send(3) opcode table: UD has SEND only; IBTA 10.8.2; rxe EINVAL" },
+	{ .name = "post_send/inline-above-max_inline_data", .run = send_inline_too_long, .expect = X(EINVAL, ENOMEM),
+	  .src = "rxe EINVAL, mlx5 ENOMEM: inline data above the QP's max_inline_data" },
+	{ .name = "post_send/beyond-queue-depth", .run = send_overflow, .expect = X(ENOMEM),
+	  .src = "rxe, mlx5: send queue full; bad_wr = first WR not posted" },
+
+	/* ---- objects still in use ---- */
+	{ .name = "destroy_cq/in-use-by-qp", .run = destroy_cq_in_use, .expect = X(EBUSY),
+	  .src = "man ibv_destroy_cq(3): fails while a QP uses the CQ; ib_core ib_destroy_cq_user EBUSY" },
+	{ .name = "dealloc_pd/with-qp-mr-ah", .run = dealloc_pd_in_use, .expect = X(EBUSY),
+	  .src = "man ibv_alloc_pd(3): may fail while resources use it; ib_core uverbs_free_pd EBUSY" },
+	{ .name = "dealloc_pd/with-mr-only", .run = dealloc_pd_mr, .expect = X(EBUSY), .src = "ib_core uverbs_free_pd: usecnt" },
+	{ .name = "dealloc_pd/with-ah-only", .run = dealloc_pd_ah, .expect = X(EBUSY), .src = "ib_core uverbs_free_pd: usecnt" },
+
+	{ .name = "dereg_mr/while-a-posted-recv-names-it", .run = dereg_with_posted_recv, .expect = X(0),
+	  .src = "man ibv_dereg_mr(3): only bound MWs make it fail; IBTA 10.6.3: later use is a local "
+		 "protection error, never a write to the old memory" },
+
+	/* ---- nothing broke ---- */
+	{ .name = "query_qp/after-errors", .run = query_after, .expect = X(0),
+	  .src = "man ibv_modify_qp(3): refused calls modify nothing" },
+	{ .name = "ping/send-A-to-B", .run = ping_a_to_b, .expect = X(0), .src = "the QP pair still works" },
+	{ .name = "ping/send-B-to-A-into-recv-posted-in-INIT", .run = ping_b_to_a, .expect = X(0), .src = "IBTA 10.3.1.2" },
+	{ .name = "ping/rdma-write", .run = ping_write, .expect = X(0), .src = "the QP pair still works" },
+	{ .name = "ping/rdma-read", .run = ping_read, .expect = X(0), .src = "the QP pair still works" },
+	{ .name = "ping/no-stray-completions", .run = no_stray_cqes, .expect = X(0), .src = "refused WRs leave no CQE" },
+	{ .name = "teardown/all-objects", .run = teardown, .expect = X(0), .src = "every destroy succeeds once unused" },
+};
+
+/* ------------------------------------------------------------------ */
+/* Setup and main                                                      */
+/* ------------------------------------------------------------------ */
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; l && l[i]; i++)
+		if (!strcmp(ibv_get_device_name(l[i]), name))
+			ctx = ibv_open_device(l[i]);
+	if (l)
+		ibv_free_device_list(l);
+	return ctx;
+}
+
+static void setup_fail(const char *what)
+{
+	printf("FAIL setup: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = CAP(16, 16, 2, 2, 64),
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+static void setup(struct t *t, const char *dev, const char *dev1)
+{
+	union ibv_gid g;
+	int i;
+
+	t->ctx = open_dev(dev);
+	t->ctx1 = open_dev(dev1);
+	if (!t->ctx || !t->ctx1)
+		setup_fail("ibv_open_device");
+	if (ibv_query_device(t->ctx, &t->dattr) || ibv_query_port(t->ctx, 1, &t->pattr))
+		setup_fail("ibv_query_device/port");
+	if (ibv_query_gid(t->ctx, 1, t->gidx, &t->gid) ||
+	    ibv_query_gid(t->ctx1, 1, t->gidx1, &t->gid1))
+		setup_fail("ibv_query_gid");
+	/* An index inside the table with no GID (the AH and AV cases). */
+	t->empty_gidx = -1;
+	for (i = 255; i >= 0 && i >= t->pattr.gid_tbl_len; i--)
+		;
+	for (; i >= 0; i--) {
+		static const union ibv_gid zero;
+
+		if (ibv_query_gid(t->ctx, 1, i, &g) || !memcmp(&g, &zero, sizeof(g))) {
+			t->empty_gidx = i;
+			break;
+		}
+	}
+	t->pd = ibv_alloc_pd(t->ctx);
+	t->pd1 = ibv_alloc_pd(t->ctx1);
+	t->cq = ibv_create_cq(t->ctx, 64, NULL, NULL, 0);
+	t->cq1 = ibv_create_cq(t->ctx1, 64, NULL, NULL, 0);
+	t->cqu = ibv_create_cq(t->ctx, 64, NULL, NULL, 0);
+	if (!t->pd || !t->pd1 || !t->cq || !t->cq1 || !t->cqu)
+		setup_fail("PD/CQ");
+	t->buf = aligned_alloc(4096, BUF_SIZE);
+	t->buf1 = aligned_alloc(4096, BUF_SIZE);
+	if (!t->buf || !t->buf1)
+		setup_fail("malloc");
+	memset(t->buf, 0, BUF_SIZE);
+	memset(t->buf1, 0, BUF_SIZE);
+	t->mr = ibv_reg_mr(t->pd, t->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	t->mr1 = ibv_reg_mr(t->pd1, t->buf1, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!t->mr || !t->mr1)
+		setup_fail("ibv_reg_mr");
+	t->qpa = rc_qp(t->pd, t->cq);
+	t->qpb = rc_qp(t->pd1, t->cq1);
+	if (!t->qpa || !t->qpb)
+		setup_fail("ibv_create_qp(RC)");
+	{
+		struct ibv_qp_init_attr ia = {
+			.send_cq = t->cqu, .recv_cq = t->cqu, .qp_type = IBV_QPT_UD,
+			.cap = CAP(16, 16, 2, 2, 64),
+		};
+
+		t->qpu = ibv_create_qp(t->pd, &ia);
+		if (!t->qpu)
+			setup_fail("ibv_create_qp(UD)");
+	}
+}
+
+static int accepted(const struct tcase *c, int rc)
+{
+	const int *e;
+
+	for (e = c->expect; *e != END; e++)
+		if (*e == rc)
+			return 1;
+	return 0;
+}
+
+static const char *expected_str(const struct tcase *c)
+{
+	static char s[128];
+	const int *e;
+	size_t n = 0;
+
+	s[0] = 0;
+	for (e = c->expect; *e != END; e++)
+		n += (size_t)snprintf(s + n, sizeof(s) - n, "%s%s", n ? " or " : "",
+				      errname(*e));
+	return s;
+}
+
+static void on_alarm(int sig)
+{
+	static const char m[] = "FAIL watchdog: a verb did not return within the time limit\n";
+
+	(void)sig;
+	if (write(1, m, sizeof(m) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: verbs_errno -d DEV -g GIDX [-D DEV2 -G GIDX2] [-v]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = NULL, *dev1 = NULL, *blocked = NULL;
+	static struct t t;
+	int opt, failed = 0, gidx1 = -1;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	t.gidx = -1;
+	while ((opt = getopt(argc, argv, "d:g:D:G:v")) != -1) {
+		switch (opt) {
+		case 'd': dev = optarg; break;
+		case 'g': t.gidx = atoi(optarg); break;
+		case 'D': dev1 = optarg; break;
+		case 'G': gidx1 = atoi(optarg); break;
+		case 'v': t.verbose = 1; break;
+		default: usage();
+		}
+	}
+	if (!dev || t.gidx < 0)
+		usage();
+	t.gidx1 = dev1 ? gidx1 : t.gidx;
+	if (t.gidx1 < 0)
+		usage();
+	signal(SIGALRM, on_alarm);
+	alarm(WATCHDOG_S);
+	setup(&t, dev, dev1 ? dev1 : dev);
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct tcase *c = &cases[i];
+		int rc;
+
+		if (blocked) {
+			printf("FAIL %s: not run, the step %s failed\n", c->name, blocked);
+			failed = 1;
+			continue;
+		}
+		t.why[0] = 0;
+		t.detail[0] = 0;
+		t.skip = NULL;
+		rc = c->run(&t, c);
+		if (t.skip) {
+			printf("SKIP %s: %s\n", c->name, t.skip);
+			continue;
+		}
+		if (accepted(c, rc) && !t.why[0]) {
+			printf("PASS %s (%s%s%s%s%s)\n", c->name, errname(rc),
+			       t.detail[0] ? ", " : "", t.detail, t.verbose ? "; " : "",
+			       t.verbose ? c->src : "");
+			continue;
+		}
+		failed = 1;
+		if (!accepted(c, rc))
+			printf("FAIL %s: got %s, expected %s [%s]%s%s\n", c->name,
+			       rc < 0 ? "a test error" : errname(rc), expected_str(c), c->src,
+			       t.why[0] ? "; " : "", t.why);
+		else
+			printf("FAIL %s: %s [%s]\n", c->name, t.why, c->src);
+		if (c->step)
+			blocked = c->name;
+	}
+	return failed;
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# t-60-protection: tests/bin/rdma_prot (tests/src/rdma_prot.c) between sroce1
+# (server/responder, netns B) and sroce0 (client/requester, netns A) at MTU
+# 1500: bad/stale rkeys, accesses outside an MR (one byte past the end,
+# before the start, multi-packet overrun, VA+length wrapping past 2^64),
+# missing REMOTE_READ/REMOTE_WRITE, deregistered MRs, MRs of another PD, bad
+# or foreign lkeys, a receive buffer too small for a SEND. Each case checks
+# the CQE status on both sides, the QP states (ERR where IBTA says so), the
+# flushing of the WQEs behind the fault, and that no byte outside the
+# allowed ranges changed (guard MRs next to the target MR). One PASS/FAIL
+# line per case, t-60/<case>. Knob: PROT_TIMEOUT (seconds, default 300).
+cd "$(dirname "$0")" && source ./lib.sh
+
+BIN=$PWD/bin/rdma_prot
+port=18690
+
+require_sroce t-60/modprobe-sroce && require_provider t-60/provider || exit 1
+if [[ ! -x $BIN ]]; then
+	fail t-60/build "tests/bin/rdma_prot not built: run make -C tests/src on the host"
+	exit 1
+fi
+if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1 && sroce_bind sroce1 vethB 2>&1); then
+	fail t-60/setup "$out"
+	exit 1
+fi
+sgid=$(gid_index sroce1 "$B_IP4" 2>&1) || { fail t-60/setup "server: $sgid"; exit 1; }
+cgid=$(gid_index sroce0 "$A_IP4" 2>&1) || { fail t-60/setup "client: $cgid"; exit 1; }
+
+PAIR_TIMEOUT=${PROT_TIMEOUT:-300} pair_exec t-60 B A "$port" \
+	"$BIN" -s -d sroce1 -g "$sgid" -p "$port" -- \
+	"$BIN" -c "$B_IP4" -d sroce0 -g "$cgid" -p "$port"
+rc=$?
+# One line per case from the client's log; a case without one did not run.
+for c in $("$BIN" -L); do
+	line=$(grep -m1 -E "^(PASS|FAIL) $c(:|\$)" "$PAIR_CLOG")
+	case $line in
+	PASS*) pass "t-60/$c" ;;
+	FAIL*) fail "t-60/$c" "${line#FAIL "$c": }" ;;
+	*) fail "t-60/$c" "not run ($PAIR_WHY)" ;;
+	esac
+done
+if ((rc)) && ! grep -q '^FAIL' "$PAIR_CLOG"; then
+	fail t-60/run "$PAIR_WHY"
+	pair_logs
+fi
