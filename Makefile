@@ -1,7 +1,7 @@
 # sroce top-level Makefile (kernel module rules live in ./Kbuild and
 # drivers/sroce/Kbuild, the provider's in userspace/Makefile).
 #
-#   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko and userspace/
+#   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko, userspace/ and tests/bin/
 #   make install           module to /lib/modules/$(KVER)/extra + depmod,
 #                          provider + sroce.driver for libibverbs
 #   make clean
@@ -24,7 +24,7 @@ KVER ?= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
 		$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) CONFIG_SROCE=m $(if $(W),W=$(W))
 
-all: modules userspace
+all: modules userspace testprogs
 
 modules:
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -32,9 +32,14 @@ modules:
 userspace:
 	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace; fi
 
+# verbs programs the VM tests run (tests/src/*.c -> tests/bin/)
+testprogs: userspace
+	$(MAKE) -C tests/src
+
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
 	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
+	$(MAKE) -C tests/src clean
 
 # ---- install ----------------------------------------------------------------
 PROVIDER_DIR ?= /usr/lib/x86_64-linux-gnu/libibverbs
@@ -69,6 +74,6 @@ check:
 demo:
 	scripts/demo
 
-.PHONY: all modules userspace clean install kunit vmtest check demo
+.PHONY: all modules userspace testprogs clean install kunit vmtest check demo
 
 endif

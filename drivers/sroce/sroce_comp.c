@@ -593,7 +593,12 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 /*
  * Local ACK timeout (9.7.6.1.3): nothing arrived for a whole timeout
  * since the last progress.  A timer that fires early re-arms itself for
- * the rest of the time.
+ * the rest of the time.  While request packets of the QP are still queued
+ * in this host (a backlog drained by a starved ksoftirqd, a paused NIC
+ * queue), they cannot have been lost on the way, and sending them again
+ * would only lengthen the queue: the timeout waits (as TCP does not
+ * retransmit an skb still in a host queue).  A packet dropped here is
+ * freed, which ends that wait.
  */
 static void sroce_comp_timeout(struct sroce_qp *qp)
 {
@@ -604,6 +609,8 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	    !req->timeout_jiffies || qp->type != IB_QPT_RC ||
 	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
 		return;
+	if (atomic_read(&req->tx_inflight))
+		req->last_progress = jiffies;
 	deadline = req->last_progress + req->timeout_jiffies;
 	if (time_before(jiffies, deadline)) {
 		sroce_req_arm_timer(qp, &req->retrans_timer, deadline);

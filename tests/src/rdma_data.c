@@ -116,11 +116,14 @@ static void op_from_ctl(struct op *op, const struct ctl *m)
 
 static int op_str(char *s, size_t n, const struct op *op)
 {
-	return snprintf(s, n, "op %u: %s%s len %u toff %llu nsge %d pattern %#llx%s",
-			op->idx, kind_name[op->kind],
-			op->kind == K_SEND && op->with_imm ? "_IMM" : "", op->len,
-			(unsigned long long)op->toff, op->nsge,
-			(unsigned long long)op->pseed, op->with_imm ? " imm" : "");
+	int k = snprintf(s, n, "op %u: %s%s len %u toff %llu nsge %d pattern %#llx",
+			 op->idx, kind_name[op->kind],
+			 op->kind == K_SEND && op->with_imm ? "_IMM" : "", op->len,
+			 (unsigned long long)op->toff, op->nsge, (unsigned long long)op->pseed);
+
+	if (op->with_imm && k >= 0 && (size_t)k < n)
+		k += snprintf(s + k, n - (size_t)k, " imm %#x", op->imm);
+	return k;
 }
 
 /*
@@ -174,10 +177,11 @@ static void layout(uint64_t *rng, uint32_t total, int *n, uint32_t *off, uint32_
 /*
  * Compares @buf[0, size) with its expected image: segs[] data inside the
  * segments, @bg elsewhere. Returns 0, or 1 with the first difference
- * described in @why.
+ * described in @why and its offset in *@bad_at.
  */
 static int image_check(const uint8_t *buf, const uint8_t *bg, uint64_t size,
-		       struct seg *segs, int n, const char *name, char *why, size_t wn)
+		       struct seg *segs, int n, const char *name, uint64_t *bad_at,
+		       char *why, size_t wn)
 {
 	uint64_t pos = 0, end;
 	int i, j, k;
@@ -208,6 +212,7 @@ static int image_check(const uint8_t *buf, const uint8_t *bg, uint64_t size,
 			d = first_diff(buf + pos, want, end - pos);
 			if (d >= 0) {
 				at = pos + (uint64_t)d;
+				*bad_at = at;
 				for (x = at; x < end; x++)
 					cnt += buf[x] != want[x - pos];
 				snprintf(why, wn,
@@ -356,7 +361,8 @@ static int server_prep(struct server *sv, const struct op *op, char *why, size_t
 }
 
 /* CHECK: the op's receive CQE; after the burst's last op, all of T. */
-static int server_check(struct server *sv, const struct op *op, char *why, size_t wn)
+static int server_check(struct server *sv, const struct op *op, uint64_t *bad_at,
+			char *why, size_t wn)
 {
 	uint8_t *msg = sv->msg + op->slice;	/* slices keep the data apart */
 	struct recv_layout *rl;
@@ -393,7 +399,7 @@ static int server_check(struct server *sv, const struct op *op, char *why, size_
 	}
 	if (!bad)
 		bad = image_check(sv->t, sv->bg, BUF_SIZE, sv->segs, sv->nsegs, "server T",
-				  why, wn);
+				  bad_at, why, wn);
 	/* restore all of T after a mismatch, else only what was written */
 	if (bad)
 		memcpy(sv->t, sv->bg, BUF_SIZE);
@@ -410,6 +416,7 @@ static int run_server(const struct opts *o)
 	uint32_t psn;
 	uint64_t rng;
 	int fd, failed = 0, bad;
+	uint64_t at;
 	char why[400];
 	struct op op;
 
@@ -452,6 +459,7 @@ static int run_server(const struct opts *o)
 		memset(&a, 0, sizeof(a));
 		a.cmd = m.cmd;
 		why[0] = 0;
+		at = UINT64_MAX;
 		op_from_ctl(&op, &m);
 		if ((m.cmd == CMD_PREP || m.cmd == CMD_CHECK) && !op_valid(&op)) {
 			bad = 1;
@@ -459,7 +467,8 @@ static int run_server(const struct opts *o)
 		} else if (m.cmd == CMD_PREP) {
 			bad = server_prep(&sv, &op, why, sizeof(why));
 		} else if (m.cmd == CMD_CHECK) {
-			bad = server_check(&sv, &op, why, sizeof(why));
+			bad = server_check(&sv, &op, &at, why, sizeof(why));
+			a.arg[0] = at;
 		} else if (m.cmd == CMD_DONE) {
 			struct ibv_wc wc;
 
@@ -601,6 +610,7 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 	static const enum ibv_wc_opcode wc_op[K_NUM] = {
 		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND, IBV_WC_RDMA_WRITE };
 	struct seg segs[MAX_BURST * MAX_SGE];
+	uint64_t at = UINT64_MAX;
 	int i, j, n = 0, bad = 0;
 	struct ctl m, a;
 
@@ -637,8 +647,7 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 				 "client", why, wn);
 	}
 	if (!bad && n) {
-		*failed = nb - 1;
-		bad = image_check(c->r, c->rbg, BUF_SIZE, segs, n, "client R", why, wn);
+		bad = image_check(c->r, c->rbg, BUF_SIZE, segs, n, "client R", &at, why, wn);
 		memcpy(c->r, c->rbg, BUF_SIZE);
 	}
 	for (j = 0; j < nb && !bad; j++) {
@@ -646,9 +655,15 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 		op_to_ctl(&ops[j], &m, CMD_CHECK);
 		ctl_call(c->fd, &m, &a);
 		bad = !!a.status;
-		if (bad)
+		if (bad) {
 			snprintf(why, wn, "%s", a.text);
+			at = a.arg[0];
+		}
 	}
+	/* blame a wrong byte on the op whose slice holds it */
+	for (j = 0; bad && nb > 1 && j < nb; j++)
+		if (at >= ops[j].slice && at - ops[j].slice < ops[j].slice_len)
+			*failed = j;
 	return bad;
 }
 

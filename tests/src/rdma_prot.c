@@ -32,25 +32,27 @@
  *     buffers: data only where a successful operation put it.
  *
  * Expected statuses (IBTA vol. 1 9.7.5.1.2 NAK codes, 10.6.3 memory
- * protection checks, chapter 11 completion statuses; rdma_rxe 6.1 agrees
- * unless noted):
+ * protection checks, chapter 11 completion statuses; rdma_rxe 6.1, run
+ * against sroce with this program, agrees unless noted):
  *   R_Key unknown / stale / of another PD, VA range outside the MR (also
  *   wrapping past 2^64), MR lacking REMOTE_WRITE / REMOTE_READ, deregistered
  *   MR -> NAK Remote Access Error: requester IBV_WC_REM_ACCESS_ERR, responder
  *   QP -> ERR, no receive consumed (both get flushed), memory untouched. The
  *   RETH carries the whole DMA length, so a multi-packet WRITE that would
  *   overrun is refused on its first packet: nothing of it may be written.
- *   Zero-length RDMA WRITE with a bad R_Key -> SUCCESS: C9-88, the R_Key of
- *   a zero-length RDMA operation is not validated.
+ *   Zero-length RDMA WRITE / READ with a bad R_Key -> SUCCESS: C9-88, the
+ *   R_Key of a zero-length RDMA operation is not validated.
  *   Bad lkey, lkey of another PD, SGE past the end of its MR, READ into an
  *   MR without LOCAL_WRITE -> requester IBV_WC_LOC_PROT_ERR; the responder
- *   sees nothing wrong (stays RTS, receives untouched).
+ *   sees nothing wrong (stays RTS, receives not completed). (rdma_rxe 6.1
+ *   as requester reports a bad lkey as IBV_WC_LOC_QP_OP_ERR.)
  *   SEND larger than the receive buffer -> responder NAK Invalid Request:
  *   receiver IBV_WC_LOC_LEN_ERR (the verbs' Local Length Error: a receive
  *   WQE too small for the incoming message), sender
  *   IBV_WC_REM_INV_REQ_ERR, responder QP -> ERR, nothing past the receive
- *   buffer written. (rdma_rxe 6.1 completes the receive with
- *   IBV_WC_REM_INV_REQ_ERR instead; we assert the IBTA status.)
+ *   buffer written. (rdma_rxe 6.1 as responder completes the receive with
+ *   IBV_WC_LOC_QP_OP_ERR and NAKs Remote Operational Error, so its
+ *   requester sees IBV_WC_REM_OP_ERR; we assert the IBTA statuses.)
  *
  * Output: `PASS case` or `FAIL case: why` per case; exit 0 if all passed.
  */
@@ -73,7 +75,7 @@
 enum op { OP_WRITE, OP_READ, OP_SEND };
 enum srv_mode { SM_NORMAL, SM_PD2, SM_DEREG, SM_REREG, SM_SMALL_IOVA };
 enum va_mode { VA_START, VA_END, VA_BEFORE, VA_NEAR_END, VA_WRAP };
-enum lk_mode { LK_OK, LK_BAD, LK_PD2, LK_PAST_END, LK_NO_LOCAL_WRITE };
+enum lk_mode { LK_OK, LK_BAD, LK_PD2, LK_PAST_END, LK_NO_LOCAL_WRITE, LK_SECOND_BAD };
 
 struct pcase {
 	const char *name;
@@ -111,6 +113,8 @@ static const struct pcase cases[] = {
 	{ "read_bad_rkey", OP_READ, 64, .rkey_xor = 0xff, RMT_FAULT },
 	{ "write_zero_len_bad_rkey", OP_WRITE, 0, .rkey_xor = 0xff, .cli = S_OK,
 	  .rq = { S_OK, NONE } },
+	{ "read_zero_len_bad_rkey", OP_READ, 0, .rkey_xor = 0xff, .cli = S_OK,
+	  .rq = { S_OK, NONE } },
 	/* bounds */
 	{ "write_past_end", OP_WRITE, L_MAIN + 1, RMT_FAULT },
 	{ "write_after_end", OP_WRITE, 1, .va = VA_END, RMT_FAULT },
@@ -136,6 +140,10 @@ static const struct pcase cases[] = {
 	{ "send_other_pd_lkey", OP_SEND, 64, .lk = LK_PD2, LOC_FAULT },
 	{ "send_sge_past_mr_end", OP_SEND, 64, .lk = LK_PAST_END, LOC_FAULT },
 	{ "write_bad_lkey", OP_WRITE, 64, .lk = LK_BAD, LOC_FAULT },
+	/* 3000 good bytes, then 64 under a bad lkey: the first packets may have
+	 * gone out, but the responder must not complete the unfinished message
+	 * (receive #1 may hold part of it) */
+	{ "send_second_sge_bad_lkey", OP_SEND, 3064, .lk = LK_SECOND_BAD, LOC_FAULT },
 	/* no follow-up: it may reach the responder before the READ response
 	 * does, so whether it is received would depend on timing */
 	{ "read_into_mr_without_local_write", OP_READ, 64, .lk = LK_NO_LOCAL_WRITE,
@@ -381,6 +389,11 @@ static void server_check(struct server *sv, int i, char *why, size_t wn)
 	expect_no_wc(sv->cq, 300, "server", why, wn);
 	if (!pc->srv_err)
 		expect_qp(sv->qp, 0, "server", why, wn);
+	/* receive #1 may hold the start of the message: packets sent before
+	 * the requester met the bad SGE (they may still have been arriving
+	 * when the client asked for this check, hence after the wait) */
+	if (pc->lk == LK_SECOND_BAD)
+		memcpy(sv->rexp, sv->r, recv1_len(pc));
 	mem_check(sv->t, sv->texp, T_SIZE, "server target area", why, wn);
 	mem_check(sv->r, sv->rexp, RBUF_SIZE, "server receive buffers", why, wn);
 }
@@ -445,12 +458,14 @@ struct client {
 static int client_post(struct client *cl, const struct pcase *pc, struct ibv_qp *qp,
 		       struct ibv_mr *mr, struct ibv_mr *lmr, const struct ctl *peer)
 {
-	struct ibv_sge sge = { (uintptr_t)cl->c + (pc->op == OP_READ ? C_DST : 0), pc->len,
-			       lmr->lkey };
+	struct ibv_sge sge[2] = {
+		{ (uintptr_t)cl->c + (pc->op == OP_READ ? C_DST : 0), pc->len, lmr->lkey },
+		{ (uintptr_t)cl->c + pc->len - 64, 64, lmr->lkey ^ 0xff },
+	};
 	struct ibv_sge fsge = { (uintptr_t)cl->c + C_FOLLOW, FOLLOW_LEN, mr->lkey };
 	struct ibv_send_wr fwr = { .wr_id = 2, .sg_list = &fsge, .num_sge = 1,
 				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
-	struct ibv_send_wr wr = { .wr_id = 1, .next = &fwr, .sg_list = &sge, .num_sge = 1,
+	struct ibv_send_wr wr = { .wr_id = 1, .next = &fwr, .sg_list = sge, .num_sge = 1,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	static const enum ibv_wr_opcode wr_op[] = { IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
 						    IBV_WR_SEND };
@@ -464,9 +479,13 @@ static int client_post(struct client *cl, const struct pcase *pc, struct ibv_qp 
 	case VA_WRAP: va = UINT64_MAX - 15; break;
 	}
 	if (pc->lk == LK_BAD)
-		sge.lkey ^= 0xff;
+		sge[0].lkey ^= 0xff;
 	if (pc->lk == LK_PAST_END)	/* lmr covers [c, c + 4096) */
-		sge.addr = (uintptr_t)cl->c + 4096 - pc->len / 2;
+		sge[0].addr = (uintptr_t)cl->c + 4096 - pc->len / 2;
+	if (pc->lk == LK_SECOND_BAD) {
+		sge[0].length = pc->len - 64;
+		wr.num_sge = 2;
+	}
 	if (pc->no_follow)
 		wr.next = NULL;
 	wr.opcode = wr_op[pc->op];
@@ -490,7 +509,7 @@ static int client_case(struct client *cl, int i)
 	cq = ibv_create_cq(cl->d.ctx, 64, NULL, NULL, 0);
 	if (!cq)
 		die("ibv_create_cq: %s", strerror(errno));
-	qp = qp_create(&cl->d, cl->d.pd, cq, 1, &psn);
+	qp = qp_create(&cl->d, cl->d.pd, cq, 2, &psn);
 	memcpy(cl->c, cl->cbg, C_SIZE);
 	if (pc->op != OP_READ)
 		pattern_fill(cl->c, pc->len, case_seed(i));
