@@ -37,8 +37,14 @@ traffic() {
 	for ((i = 0; i < 50; i++)); do tcp_listening B "$port" && break; sleep 0.1; done
 	in_ns A ib_write_bw -d sroce0 -x "$gA" -F -p "$port" -D 30 -s 65536 "$B_IP4" >"$LOG_DIR/t90-cli.$port.log" 2>&1 &
 	disown
-	sleep 3
-	grep -q 'remote address' "$LOG_DIR/t90-cli.$port.log"   # connected, QPs in RTS
+	# connected: the client's RC QP reached RTS (perftest's own output is
+	# block-buffered into the log, so ask the kernel instead)
+	for ((i = 0; i < 200; i++)); do
+		"$RDMA" resource show qp link sroce0/1 2>/dev/null |
+			grep -q 'type RC.*state RTS' && { sleep 1; return 0; }
+		sleep 0.1
+	done
+	return 1
 }
 
 # removal NAME CMD...: run CMD in background, kill perftest after 3 s; PASS
