@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data path of one QP: its single work item, which runs everything the QP
- * does on the wire, serialized:
+ * The data path of one QP: its single work item (and the inline runs that
+ * stand in for it), which runs everything the QP does on the wire,
+ * serialized:
  *
  *   1. take the state and attributes modify_qp left (under state_lock)
  *   2. received packets, within a budget: requests to the responder,
@@ -24,19 +25,21 @@
  * runs again (both sides order the bit operations with full barriers, so
  * one of them always sees the other).  All requester, completer and
  * responder state is touched only by the owner, so none of it needs a lock
- * of its own.  A spinlock would not do: a run in process context must keep
- * BH enabled, so that each packet it sends is delivered (veth: netif_rx()
- * into this CPU's backlog) before the next one, or packets of a QP sent
- * from two CPUs overtake each other and cost a go-back-N retransmission.
+ * of its own.  A spinlock would not do: taken in softirq, it would force
+ * runs in process context to disable BH, and every packet they send would
+ * wait in this CPU's backlog (veth: netif_rx()) until the run ends; with
+ * BH enabled, a packet is delivered while it is sent, as in rdma_rxe, and
+ * backlogs stay short.  (Packet order across CPUs: see sroce_req.c.)
  *
- * No lost packet: the RX queue is drained by every run until it is empty
+ * No lost wake-up: the RX queue is drained by every run until it is empty
  * or the budget is spent (then the run requeues the work), so a packet
  * that finds the queue non-empty will be seen by a run that is pending or
  * in progress; one that finds it empty kicks a run itself.
  *
  * References: sroce_qp_schedule() takes a QP reference for the queued work,
  * which the work function drops; a received packet holds the reference its
- * lookup took until the run is done with it; each armed timer holds one.
+ * lookup took until the run is done with it; each armed timer holds one,
+ * and so does each request packet in flight (sroce_req.c).
  */
 
 #include <linux/delay.h>
@@ -93,8 +96,8 @@ static void sroce_dp_kick(struct sroce_qp *qp, int budget)
  * Queues the packet on its QP.  When the queue was empty, runs the data
  * path inline, or kicks the run in progress (a non-empty queue means a run
  * is due or in progress, and a run only stops early after requeueing
- * itself).  The packet keeps its QP reference until
- * the run is done with it.
+ * itself).  The packet keeps its QP reference until the run is done
+ * with it.
  * Context: softirq (or process context with IRQs enabled).
  */
 void sroce_rcv(struct sk_buff *skb)

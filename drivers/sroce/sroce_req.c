@@ -70,43 +70,31 @@ static bool sroce_req_is_ud(const struct sroce_qp *qp)
 /* Fetching and validating WQEs                                        */
 /* ------------------------------------------------------------------ */
 
+/* Class of each WQE opcode (enum ib_uverbs_wr_opcode) sroce carries out. */
+static const u16 sroce_req_wr_cls[] = {
+	[IB_UVERBS_WR_SEND]			= SROCE_WR_SEND,
+	[IB_UVERBS_WR_SEND_WITH_IMM]		= SROCE_WR_SEND | SROCE_WR_IMM,
+	[IB_UVERBS_WR_SEND_WITH_INV]		= SROCE_WR_SEND | SROCE_WR_INV,
+	[IB_UVERBS_WR_RDMA_WRITE]		= SROCE_WR_WRITE,
+	[IB_UVERBS_WR_RDMA_WRITE_WITH_IMM]	= SROCE_WR_WRITE | SROCE_WR_IMM,
+	[IB_UVERBS_WR_RDMA_READ]		= SROCE_WR_READ,
+	[IB_UVERBS_WR_ATOMIC_CMP_AND_SWP]	= SROCE_WR_ATOMIC |
+						  SROCE_WR_CMP_SWAP,
+	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
+};
+
 /*
- * Class of a WQE opcode (enum ib_uverbs_wr_opcode) on a QP type, 0 when the
- * QP type does not allow it (IBTA 9.8.3 table 91: UC has SEND and WRITE,
- * UD has SEND; invalidate is RC only here).
+ * Class of a WQE opcode on a QP type, 0 when the QP type does not allow it
+ * (IBTA 9.8.3 table 91: UC has SEND and WRITE, UD has SEND; invalidate is
+ * RC only here).
  */
 static u16 sroce_req_wr_class(enum ib_qp_type type, u32 opcode)
 {
 	u16 cls;
 
-	switch (opcode) {
-	case IB_UVERBS_WR_SEND:
-		cls = SROCE_WR_SEND;
-		break;
-	case IB_UVERBS_WR_SEND_WITH_IMM:
-		cls = SROCE_WR_SEND | SROCE_WR_IMM;
-		break;
-	case IB_UVERBS_WR_SEND_WITH_INV:
-		cls = SROCE_WR_SEND | SROCE_WR_INV;
-		break;
-	case IB_UVERBS_WR_RDMA_WRITE:
-		cls = SROCE_WR_WRITE;
-		break;
-	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
-		cls = SROCE_WR_WRITE | SROCE_WR_IMM;
-		break;
-	case IB_UVERBS_WR_RDMA_READ:
-		cls = SROCE_WR_READ;
-		break;
-	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
-		cls = SROCE_WR_ATOMIC | SROCE_WR_CMP_SWAP;
-		break;
-	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-		cls = SROCE_WR_ATOMIC;
-		break;
-	default:
+	if (opcode >= ARRAY_SIZE(sroce_req_wr_cls))
 		return 0;
-	}
+	cls = sroce_req_wr_cls[opcode];
 	if (type == IB_QPT_RC)
 		return cls;
 	if (cls & SROCE_WR_INV)
@@ -632,7 +620,10 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
  * stack, which a destructor on each packet counts (as rdma_rxe counts its
  * in-flight skbs).  Without congestion the destructor runs before
  * sroce_net_xmit() returns (the peer's IP layer takes the packet at once),
- * so nothing waits.
+ * so nothing waits.  A run in process context may still migrate between
+ * the check and the send; that rare case costs one go-back-N at most.  The
+ * QP pointer rides in skb_shinfo()->destructor_arg, which only zerocopy
+ * skbs use (these never are), and each packet holds a QP reference.
  */
 
 static void sroce_req_skb_dtor(struct sk_buff *skb)
