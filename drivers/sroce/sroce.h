@@ -55,7 +55,7 @@
 #define SROCE_MAX_MR		0x40000
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_AH		0x10000
-#define SROCE_MAX_MR_SIZE	(1ULL << 40)
+#define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC	128
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, IBTA max */
 #define SROCE_PAGE_SIZE_CAP	PAGE_SIZE
@@ -272,6 +272,7 @@ static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 idx)
  */
 static inline int sroce_queue_count(struct sroce_queue *q)
 {
+	/* pairs with the producer's release store: slots before it are written */
 	u32 prod = smp_load_acquire(&q->hdr->producer);
 	u32 n = prod - q->kidx;
 
@@ -282,6 +283,7 @@ static inline int sroce_queue_count(struct sroce_queue *q)
 static inline void sroce_queue_consume(struct sroce_queue *q, u32 n)
 {
 	q->kidx += n;
+	/* pairs with the producer's acquire load: our reads of the slots are done */
 	smp_store_release(&q->hdr->consumer, q->kidx);
 }
 
@@ -301,7 +303,7 @@ static inline void sroce_queue_consume(struct sroce_queue *q, u32 n)
  */
 struct sroce_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;	/* producers; poll_cq of kernel CQs */
 	struct sroce_queue queue;
 	u8 notify;
 	bool is_user;
@@ -508,9 +510,9 @@ struct sroce_qp {
 	bool sq_sig_all;
 	struct sroce_queue sq;
 	struct sroce_queue rq;
-	spinlock_t sq_lock;
-	spinlock_t rq_lock;
-	spinlock_t state_lock;
+	spinlock_t sq_lock;	/* kernel post_send producers */
+	spinlock_t rq_lock;	/* kernel post_recv producers */
+	spinlock_t state_lock;	/* @state and @attr */
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_av av;

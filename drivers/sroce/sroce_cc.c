@@ -1195,7 +1195,7 @@ int sroce_cc_send_cnp(struct sroce_qp *qp, const struct sroce_av *path,
 
 /* The driver attributes of a QP, inside the caller's nest. */
 static int sroce_cc_put_attrs(struct sk_buff *msg, struct sroce_qp *qp,
-				     struct sroce_cc_params *p)
+			      struct sroce_cc_params *p)
 {
 	u32 rate, target, alpha;
 	unsigned long flags;

@@ -155,7 +155,7 @@ extern const struct sroce_opcode_info sroce_opcode[256];
 
 static inline bool sroce_opcode_valid(u8 opcode)
 {
-	return sroce_opcode[opcode].name != NULL;
+	return sroce_opcode[opcode].name;
 }
 
 /**

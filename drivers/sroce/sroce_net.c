@@ -648,7 +648,11 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
 	if (len > U16_MAX - iplen - sizeof(struct udphdr))
 		return NULL;
 
-	headroom = LL_RESERVED_SPACE(dev->ndev) + iplen + sizeof(struct udphdr);
+	/*
+	 * As much as sroce_net_prepare_skb() asks for, IPv4 too: less made
+	 * skb_cow_head() reallocate and copy every IPv4 packet.
+	 */
+	headroom = LL_RESERVED_SPACE(dev->ndev) + SROCE_ENCAP_MAX;
 	skb = alloc_skb(headroom + len, GFP_ATOMIC);
 	if (unlikely(!skb))
 		return NULL;
