@@ -74,6 +74,9 @@ check:
 demo:
 	scripts/demo
 
-.PHONY: all modules userspace testprogs clean install kunit vmtest check demo
+bench:
+	scripts/bench
+
+.PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench
 
 endif

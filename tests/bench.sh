@@ -15,9 +15,13 @@
 # Gb/s; latency tests run BENCH_LAT_ITERS iterations and report t_typical
 # (the median) in us. All with -F --report_gbits -x <RoCE v2 GID index>.
 # Then memory: /proc/modules size of sroce and rdma_rxe, and, when scripts/bench
-# added /add/qpmem, the kernel memory (slab + vmalloc) per RC QP.
+# added /add/qpmem, the kernel memory (slab + vmalloc, and slab alone) per RC
+# QP; and, with /add/udppp, the one-way time of a plain UDP ping-pong over
+# the same veth pair (context for the latency rows). Helpers compiled by
+# scripts/bench come in /add/ (tscclock.so: see use_tsc_clock).
 #
-# Output: progress lines, then the table `test | sroce | rxe | sroce/rxe`
+# Output: progress lines (with a summary of the retransmission/error hw
+# counters per MTU), then the table `test | sroce | rxe | sroce/rxe`
 # between "=== table" and "=== end table", then the targets. Every line of
 # raw perftest output, hw counter and CPU-time delta starts with "| " (the
 # host puts those only in the log). Exits 0 when every run produced a number
@@ -26,8 +30,8 @@
 # Knobs (env): BENCH_MTUS ("1500 9000"), BENCH_TESTS (the six below),
 # BENCH_REPS (3), BENCH_DURATION (5), BENCH_MARGIN (1), BENCH_LAT_ITERS (2000),
 # BENCH_QPS (100, for the per-QP memory), BENCH_RETRIES (4), BENCH_TSC_CLOCK
-# (1; 0: no /add/tscclock.so), BENCH_SCENARIOS ("base"; add "congestion" once
-# scenario_congestion below is written).
+# (1; 0: no /add/tscclock.so), BENCH_SCENARIOS ("base"; "congestion": see
+# the hook below).
 cd "$(dirname "$0")" && source ./lib.sh
 
 BENCH_MTUS=${BENCH_MTUS:-1500 9000}
@@ -103,8 +107,11 @@ bench_run() {
 	shift 9
 	local prog=$1 sgid cgid c0 c1 s0 s1 val rc try port
 	shift
-	sgid=$(gid_index "$sdev" "$sip" 2>&1) && cgid=$(gid_index "$cdev" "$cip" 2>&1) || {
-		note "FAILED $row $which: $sgid $cgid"; failures=$((failures + 1)); return 1; }
+	if ! sgid=$(gid_index "$sdev" "$sip" 2>&1) || ! cgid=$(gid_index "$cdev" "$cip" 2>&1); then
+		note "FAILED $row $which: $sgid ${cgid:-}"
+		failures=$((failures + 1))
+		return 1
+	fi
 	for ((try = 0; try <= BENCH_RETRIES; try++)); do
 		port=$PERF_PORT
 		PERF_PORT=$((PERF_PORT + 1))
@@ -124,7 +131,9 @@ bench_run() {
 			note "$row $which: $val $([[ $kind == lat ]] && echo us || echo Gb/s)"
 			return 0
 		fi
-		((rc == 0)) && grep -q 'Correlation coefficient' "$PAIR_CLOG" || break
+		if ((rc != 0)) || ! grep -q 'Correlation coefficient' "$PAIR_CLOG"; then
+			break
+		fi
 		note "$row $which: perftest's clock calibration failed (host load), again"
 		retries=$((retries + 1))
 		sleep 1
@@ -207,14 +216,62 @@ scenario_base() {
 		done
 		echo "| ==== MTU $mtu: hw counters at the end"
 		counters_snap sroce0 sroce1 rxe0 | awk '$2 != 0' | raw
+		counters_summary "$mtu"
 	done
 }
 
-# scenario_congestion: RESERVED for the congestion scenario (another
-# engineer): e.g. tc netem/tbf on vethA/vethR to build a queue, ECN marking,
-# several QPs (-q), then bench_run rows "congestion/..." for sroce and rxe,
-# plus add_value for counters such as cnp_sent or rate_reductions.
-# Until it is written, naming it in BENCH_SCENARIOS prints a SKIP line.
+# counters_summary MTU: the error/retry hw counters of all runs at MTU
+# (the devices are new for each MTU), one line per side.
+counters_summary() {
+	local devs
+	for devs in "sroce0 sroce1" rxe0; do
+		# shellcheck disable=SC2086
+		note "counters mtu$1 ${devs%% *}: $(counters_snap $devs | awk '
+			$1 !~ /(sent|rcvd)_pkts$|rdma_(sends|recvs)$|ack_deferred$/ && $2 != 0 {
+				printf "%s=%s ", $1, $2; n++ }
+			END { if (!n) printf "no retransmission, error or drop" }')"
+	done
+}
+
+# udp_floor: one-way time of a 2-byte UDP ping-pong between netns A and B
+# over the veth pair (both ends busy-polling; median of 3 x 5000), the trip
+# through the UDP/IP stack and veth that every sroce packet takes and rxe's
+# loopback does not. Context for the latency rows; sets UDP_FLOOR.
+UDP_FLOOR=
+udp_floor() {
+	local i v vals=()
+	[[ -x /add/udppp ]] || return 0
+	[[ -e /run/netns/A && -e /run/netns/B ]] || setup_two_netns 1500 >/dev/null 2>&1
+	for i in 1 2 3; do
+		in_ns B timeout 30 /add/udppp server "$B_IP4" $((5000 + i)) 5000 &
+		sleep 0.5
+		v=$(in_ns A timeout 30 /add/udppp client "$B_IP4" $((5000 + i)) 5000) && vals+=("$v")
+		wait
+	done
+	((${#vals[@]})) || { note "udp ping-pong failed"; return 0; }
+	UDP_FLOOR=$(printf '%s\n' "${vals[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	echo "| udp ping-pong netns A <-> B, one way, us: ${vals[*]}"
+}
+
+# ---- scenario congestion (hook) ----------------------------------------------
+# scenario_congestion: the congestion benchmark, tests/bench-cc.sh (its own
+# owner: a sender, routers and a tbf/ECN bottleneck from cc-lib.sh, DCQCN
+# on/off, its own table of goodput, retransmissions and CNPs), run as a
+# child in a clean state by `scripts/bench --scenario "base congestion"` (or
+# "congestion" alone); its BENCH_CC_* knobs pass through scripts/bench, the
+# qdisc modules it may need come from `scripts/bench --add DIR`. Its exit
+# status counts: non-zero is a failed run. To put congestion rows into the
+# sroce|rxe table instead, replace this function: the helpers above
+# (setup_both, add_row, bench_run, add_value, note, raw) are the interface.
+scenario_congestion() {
+	[[ -f ./bench-cc.sh ]] || { note "SKIP scenario congestion: no tests/bench-cc.sh"; return 0; }
+	reset_state
+	if ! bash ./bench-cc.sh; then
+		note "FAILED scenario congestion: tests/bench-cc.sh exited non-zero"
+		failures=$((failures + 1))
+	fi
+	reset_state
+}
 
 # scenario_memory: module size and kernel memory per QP (always run).
 scenario_memory() {
@@ -256,7 +313,7 @@ median() {
 
 print_table() {
 	local e row unit kind s x
-	echo "=== table (median of $BENCH_REPS runs each; bw = BW average, lat = t_typical)"
+	echo "=== table (median of each side's runs, $BENCH_REPS per perftest row; bw = BW average, lat = t_typical)"
 	for e in "${ROWS[@]}"; do
 		IFS='|' read -r row unit kind <<<"$e"
 		s=$(median "$row" sroce) x=$(median "$row" rxe)
@@ -312,17 +369,19 @@ for sc in $BENCH_SCENARIOS; do
 		note "=== scenario $sc"
 		"scenario_$sc"
 	else
-		note "SKIP scenario $sc: not written yet (define scenario_$sc in tests/bench.sh)"
+		note "SKIP scenario $sc: not written yet (scenario_$sc: see the hook in tests/bench.sh)"
 	fi
 done
+udp_floor
 scenario_memory
 reset_state
 note "done in $((SECONDS - start))s, $failures failed run(s), $retries repeated after a clock calibration failure"
 
 print_table
-for mtu in $BENCH_MTUS; do
+[[ " $BENCH_SCENARIOS " == *" base "* ]] && for mtu in $BENCH_MTUS; do
 	[[ " $BENCH_TESTS " == *" ib_write_bw "* ]] && target "mtu$mtu/ib_write_bw-s$BW_SIZE" ">=" 1
 	[[ " $BENCH_TESTS " == *" ib_write_lat "* ]] && target "mtu$mtu/ib_write_lat-s$LAT_SIZE" "<=" 1.5
 done
+[[ -z $UDP_FLOOR ]] || note "context: a 2-byte UDP ping-pong between the same two netns over the veth pair (busy-polling) takes $UDP_FLOOR us one way: the stack + veth trip each sroce packet makes; rxe's loopback skips it"
 dmesg | grep -E "$SPLAT" | head -n 5 | sed 's/^/bench: dmesg: /'
 ((failures == 0))
