@@ -1,31 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The data path of one QP: its single work item (and the inline runs that
- * stand in for it), which runs everything the QP does on the wire,
- * serialized:
+ * The data path of one QP: two engines, each serialized on its own, run
+ * by the QP's single work item and by the inline runs that stand in for it.
  *
+ * The send side (requester and completer):
  *   1. take the state and attributes modify_qp left (under state_lock)
- *   2. received packets, within a budget: requests to the responder,
- *      responses to the completer, CNPs dropped (counted)
+ *   2. received responses (ACK, NAK, READ response) to the completer,
+ *      within a budget
  *   3. what the completer's timers decided (retransmit, RNR wait over)
  *   4. the requester: new and retransmitted request packets, within a
  *      budget
- *   5. the responder's pending replies (sroce_resp_run())
- *   6. in ERR: flush the SQ and (sroce_resp_flush()) the RQ
+ *   5. in SQE/ERR: flush the SQ
+ * The responder:
+ *   1. received requests, within a budget (sroce_resp_rcv())
+ *   2. its pending replies (sroce_resp_run()); pushed back, it retries
+ *      from @resp_timer
+ *   3. in ERR: flush the RQ (sroce_resp_flush())
+ *
+ * The two share no state: a QP that both sends and answers (every
+ * ping-pong) has its responder place a request and ACK it on one CPU while
+ * its requester sends the next message from another, as rdma_rxe's
+ * separate requester, completer and responder tasks allow.
  *
  * A run that used up a budget requeues the work instead of looping, so one
  * busy QP does not starve others sharing the worker.
  *
- * Serialization: a run owns the QP's RUNNING bit (struct sroce_dp).  The
+ * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_rcv() (RX softirq) and
- * sroce_dp_doorbell() (post_send) run the data path inline with a small
- * budget, as rdma_rxe does: a ping-pong then needs no worker wake-up, and
- * a busy QP still moves to the work.  Whoever finds RUNNING taken sets
+ * sroce_dp_doorbell() (post_send) run a side inline with a small budget,
+ * as rdma_rxe does: a ping-pong then needs no worker wake-up, and a busy
+ * QP still moves to the work.  Whoever finds RUNNING taken sets the side's
  * KICK and leaves; the owner checks KICK after giving RUNNING back and
- * runs again (both sides order the bit operations with full barriers, so
- * one of them always sees the other).  All requester, completer and
- * responder state is touched only by the owner, so none of it needs a lock
- * of its own.  A spinlock would not do: taken in softirq, it would force
+ * runs again (both order the bit operations with full barriers, so one of
+ * them always sees the other).  Each side's state is touched only by its
+ * owner, so none of it needs a lock of its own.  A spinlock would not do:
+ * taken in softirq, it would force
  * runs in process context to disable BH, and every packet they send would
  * wait in this CPU's backlog (veth: netif_rx()) until the run ends; with
  * BH enabled, a packet is delivered while it is sent, as in rdma_rxe, and
@@ -55,31 +64,39 @@
 #define SROCE_DP_TX_INLINE_BUDGET	64
 /* Runs one caller may do for kicks before it hands over to the work. */
 #define SROCE_DP_KICK_ROUNDS	2
+/* Responder pause after the network pushed back, ns. */
+#define SROCE_DP_RESP_PAUSE_NS	(50 * NSEC_PER_USEC)
 
-static bool sroce_dp_run(struct sroce_qp *qp, int budget);
+static bool sroce_dp_run_send(struct sroce_qp *qp, int budget);
+static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget);
 
 /*
- * Run the data path of @qp in the caller's context, or, when a run is in
- * progress elsewhere, leave a kick that makes it run once more.  Hands
- * over to the work when a budget ran out or kicks keep coming.  The caller
- * holds a QP reference that outlives the call.
+ * Run one side of the data path of @qp in the caller's context, or, when
+ * a run of that side is in progress elsewhere, leave a kick that makes it
+ * run once more.  Hands over to the work when a budget ran out or kicks
+ * keep coming.  The caller holds a QP reference that outlives the call.
  * Context: not hard IRQ, IRQs enabled; does not sleep.
  */
-static void sroce_dp_kick(struct sroce_qp *qp, int budget)
+static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
+			  int budget)
 {
+	bool resp = side == SROCE_DP_RESP;
+	int running = resp ? SROCE_DP_RESP_RUNNING : SROCE_DP_RUNNING;
+	int kick = resp ? SROCE_DP_RESP_KICK : SROCE_DP_KICK;
 	unsigned long *flags = &qp->dp.flags;
 	int rounds = 0;
 	bool more;
 
-	set_bit(SROCE_DP_KICK, flags);
+	set_bit(kick, flags);
 	smp_mb__after_atomic();	/* KICK before reading RUNNING */
-	while (!test_and_set_bit_lock(SROCE_DP_RUNNING, flags)) {
-		clear_bit(SROCE_DP_KICK, flags);
+	while (!test_and_set_bit_lock(running, flags)) {
+		clear_bit(kick, flags);
 		smp_mb__after_atomic();	/* kicks from now on are seen below */
-		more = sroce_dp_run(qp, budget);
-		clear_bit_unlock(SROCE_DP_RUNNING, flags);
+		more = resp ? sroce_dp_run_resp(qp, budget) :
+			      sroce_dp_run_send(qp, budget);
+		clear_bit_unlock(running, flags);
 		smp_mb__after_atomic();	/* RUNNING clear before reading KICK */
-		if (!more && !test_bit(SROCE_DP_KICK, flags))
+		if (!more && !test_bit(kick, flags))
 			return;
 		if (more || ++rounds >= SROCE_DP_KICK_ROUNDS) {
 			sroce_qp_schedule(qp);
@@ -93,9 +110,10 @@ static void sroce_dp_kick(struct sroce_qp *qp, int budget)
  * sroce_rcv() - hand a validated received packet to the data path
  * @skb: packet; SROCE_PKT(skb) is filled and its ->qp holds a reference
  *
- * Queues the packet on its QP.  When the queue was empty, runs the data
- * path inline, or kicks the run in progress (a non-empty queue means a run
- * is due or in progress, and a run only stops early after requeueing
+ * Queues a request for the QP's responder, anything else (responses,
+ * CNPs) for its send side.  When that queue was empty, runs the side
+ * inline, or kicks its run in progress (a non-empty queue means a run is
+ * due or in progress, and a run only stops early after requeueing
  * itself).  The packet keeps its QP reference until the run is done
  * with it.
  * Context: softirq (or process context with IRQs enabled).
@@ -103,7 +121,8 @@ static void sroce_dp_kick(struct sroce_qp *qp, int budget)
 void sroce_rcv(struct sk_buff *skb)
 {
 	struct sroce_qp *qp = SROCE_PKT(skb)->qp;
-	struct sk_buff_head *q = &qp->rx_queue;
+	bool is_req = SROCE_PKT(skb)->mask & SROCE_MASK_REQ;
+	struct sk_buff_head *q = is_req ? &qp->dp.resp_rx : &qp->rx_queue;
 	unsigned long flags;
 	bool was_empty;
 
@@ -115,26 +134,28 @@ void sroce_rcv(struct sk_buff *skb)
 		return;
 	/* the run drops the packet's reference: keep the QP alive across it */
 	sroce_qp_get(qp);
-	sroce_dp_kick(qp, SROCE_DP_RX_INLINE_BUDGET);
+	sroce_dp_kick(qp, is_req ? SROCE_DP_RESP : SROCE_DP_SEND,
+		      SROCE_DP_RX_INLINE_BUDGET);
 	sroce_qp_put(qp);
 }
 
-/* Free every queued packet and the QP reference each one held. */
-static void sroce_dp_purge_rx(struct sroce_qp *qp)
+/* Free every packet queued on @q and the QP reference each one held. */
+static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&qp->rx_queue))) {
+	while ((skb = skb_dequeue(q))) {
 		kfree_skb(skb);
 		sroce_qp_put(qp);
 	}
 }
 
 /*
- * Hand up to @budget received packets to the responder or the completer.
+ * Hand up to @budget received responses to the completer (a CNP left
+ * after congestion control consumed its own is counted and dropped).
  * Return: true when packets are left.
  */
-static bool sroce_dp_rx(struct sroce_qp *qp, int budget)
+static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 {
 	struct sroce_pkt_info *pkt;
 	struct sk_buff *skb;
@@ -146,11 +167,8 @@ static bool sroce_dp_rx(struct sroce_qp *qp, int budget)
 			return false;
 		pkt = SROCE_PKT(skb);
 		if (pkt->mask & SROCE_MASK_CNP) {
-			/* congestion control will react here (DCQCN RP) */
 			sroce_counter_inc(qp->dev, SROCE_CNT_CNP_RCVD);
 			consume_skb(skb);
-		} else if (pkt->mask & SROCE_MASK_REQ) {
-			sroce_resp_rcv(qp, skb);
 		} else if (pkt->mask & SROCE_MASK_ACK) {
 			sroce_comp_rcv(qp, skb);
 		} else {
@@ -160,6 +178,26 @@ static bool sroce_dp_rx(struct sroce_qp *qp, int budget)
 		sroce_qp_put(qp);
 	}
 	return !skb_queue_empty(&qp->rx_queue);
+}
+
+/*
+ * Hand up to @budget received requests to the responder.
+ * Return: true when packets are left.
+ */
+static bool sroce_dp_rx_resp(struct sroce_qp *qp, int budget)
+{
+	struct sk_buff *skb;
+	int n;
+
+	for (n = 0; n < budget; n++) {
+		skb = skb_dequeue(&qp->dp.resp_rx);
+		if (!skb)
+			return false;
+		sroce_resp_rcv(qp, skb);
+		/* the reference the packet's QP lookup took */
+		sroce_qp_put(qp);
+	}
+	return !skb_queue_empty(&qp->dp.resp_rx);
 }
 
 /*
@@ -202,33 +240,78 @@ static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
 	       req->state == IB_QPS_SQE;
 }
 
+static bool sroce_dp_stopped(const struct sroce_qp *qp)
+{
+	return test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags);
+}
+
 /*
- * One run of the data path (see the file comment).  Return: true when a
+ * One run of the send side (see the file comment).  Return: true when a
  * budget ran out and another run should follow.
  */
-static bool sroce_dp_run(struct sroce_qp *qp, int budget)
+static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 {
 	bool more;
 
 	sroce_dp_assert_run(qp);
-	if (test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
-		sroce_dp_purge_rx(qp);
+	if (sroce_dp_stopped(qp)) {
+		sroce_dp_purge_rx(qp, &qp->rx_queue);
 		return false;
 	}
 	sroce_dp_sync(qp);
-	more = sroce_dp_rx(qp, budget);
+	more = sroce_dp_rx_send(qp, budget);
 	sroce_comp_timers(qp);
 	more |= sroce_req_run(qp, budget);
 	sroce_comp_check_drained(qp);
+	if (sroce_dp_sq_in_error(qp))
+		more |= sroce_comp_flush(qp, budget);
+	return more;
+}
+
+static enum hrtimer_restart sroce_dp_resp_timer_fn(struct hrtimer *t)
+{
+	struct sroce_qp *qp = container_of(t, struct sroce_qp, dp.resp_timer);
+
+	if (!sroce_dp_stopped(qp))
+		sroce_qp_schedule(qp);
+	sroce_qp_put(qp);
+	return HRTIMER_NORESTART;
+}
+
+/* The network pushed the responder back: run it again after a pause. */
+static void sroce_dp_resp_pause(struct sroce_qp *qp)
+{
+	struct hrtimer *t = &qp->dp.resp_timer;
+
+	sroce_dp_assert_resp_run(qp);
+	if (hrtimer_is_queued(t))
+		return;
+	sroce_qp_get(qp);
+	hrtimer_start(t, ns_to_ktime(SROCE_DP_RESP_PAUSE_NS),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * One run of the responder (see the file comment).  Return: true when a
+ * budget ran out and another run should follow.
+ */
+static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
+{
+	bool more;
+
+	sroce_dp_assert_resp_run(qp);
+	if (sroce_dp_stopped(qp)) {
+		sroce_dp_purge_rx(qp, &qp->dp.resp_rx);
+		return false;
+	}
+	more = sroce_dp_rx_resp(qp, budget);
 	if (sroce_resp_run(qp)) {
 		/* pushed back: retry after a pause, not in a hot loop */
 		if (qp->dp.resp.tx_blocked)
-			sroce_req_tx_pause(qp);
+			sroce_dp_resp_pause(qp);
 		else
 			more = true;
 	}
-	if (sroce_dp_sq_in_error(qp))
-		more |= sroce_comp_flush(qp, budget);
 	/* the QP may have entered ERR during this run (sroce_qp_error()) */
 	if (READ_ONCE(qp->state) == IB_QPS_ERR)
 		sroce_resp_flush(qp);
@@ -239,16 +322,17 @@ static bool sroce_dp_run(struct sroce_qp *qp, int budget)
  * sroce_qp_work() - the QP's data path work item
  * @work: qp->work
  *
- * Runs the data path with a budget (or kicks the run in progress),
- * requeues itself when the budget ran out, and drops the QP reference
- * sroce_qp_schedule() took.
+ * Runs the responder, then the send side, each with a budget (or kicks a
+ * run of that side in progress), requeues itself when a budget ran out,
+ * and drops the QP reference sroce_qp_schedule() took.
  * Context: process (workqueue).
  */
 void sroce_qp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
 
-	sroce_dp_kick(qp, SROCE_DP_BUDGET);
+	sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_BUDGET);
+	sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_BUDGET);
 	sroce_qp_put(qp);
 }
 
@@ -269,7 +353,7 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 		sroce_qp_schedule(qp);
 		return;
 	}
-	sroce_dp_kick(qp, SROCE_DP_TX_INLINE_BUDGET);
+	sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_TX_INLINE_BUDGET);
 }
 
 /**
@@ -289,6 +373,9 @@ int sroce_dp_init(struct sroce_qp *qp)
 
 	qp->dp.flags = 0;
 	skb_queue_head_init(&qp->rx_queue);
+	skb_queue_head_init(&qp->dp.resp_rx);
+	hrtimer_init(&qp->dp.resp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->dp.resp_timer.function = sroce_dp_resp_timer_fn;
 	INIT_WORK(&qp->work, sroce_qp_work);
 	err = sroce_req_init(qp);
 	if (err)
@@ -329,6 +416,14 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	sroce_qp_schedule(qp);
 }
 
+/* Wait until no run owns the RUNNING bit @bit (and none can take it). */
+static void sroce_dp_wait_run(struct sroce_qp *qp, int bit)
+{
+	while (test_and_set_bit_lock(bit, &qp->dp.flags))
+		usleep_range(20, 100);
+	clear_bit_unlock(bit, &qp->dp.flags);
+}
+
 static void sroce_dp_cancel_work(struct sroce_qp *qp)
 {
 	/* a queued (not yet running) work holds a reference */
@@ -352,11 +447,12 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->dp.req;
 
 	set_bit(SROCE_REQ_F_STOPPED, &req->flags);
-	/* a run in progress finishes; later runs and timers see STOPPED */
-	while (test_and_set_bit_lock(SROCE_DP_RUNNING, &qp->dp.flags))
-		usleep_range(20, 100);
-	clear_bit_unlock(SROCE_DP_RUNNING, &qp->dp.flags);
+	/* runs in progress finish; later runs and timers see STOPPED */
+	sroce_dp_wait_run(qp, SROCE_DP_RUNNING);
+	sroce_dp_wait_run(qp, SROCE_DP_RESP_RUNNING);
 	sroce_dp_cancel_work(qp);
+	if (hrtimer_cancel(&qp->dp.resp_timer))
+		sroce_qp_put(qp);
 	if (del_timer_sync(&req->retrans_timer))
 		sroce_qp_put(qp);
 	if (del_timer_sync(&req->rnr_timer))
@@ -365,7 +461,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 		sroce_qp_put(qp);
 	/* a timer that fired before it saw STOPPED may have queued the work */
 	sroce_dp_cancel_work(qp);
-	sroce_dp_purge_rx(qp);
+	sroce_dp_purge_rx(qp, &qp->rx_queue);
+	sroce_dp_purge_rx(qp, &qp->dp.resp_rx);
 	sroce_resp_stop(qp);
 	sroce_req_cleanup(qp);
 }

@@ -8,6 +8,8 @@
 #define SROCE_DP_H
 
 #include <linux/types.h>
+#include <linux/hrtimer.h>
+#include <linux/skbuff.h>
 #include <linux/timer.h>
 #include <linux/bitops.h>
 #include <linux/bug.h>
@@ -18,43 +20,69 @@ struct ib_qp_attr;
 #include "sroce_req.h"	/* struct sroce_req: requester + completer */
 #include "sroce_resp.h"	/* struct sroce_resp: responder */
 
-/* Bits of struct sroce_dp.flags */
+/*
+ * The two engines of a QP's data path, each serialized on its own: the
+ * send side (requester and completer: the SQ, PSNs, ACKs, retransmission)
+ * and the responder (the RQ, incoming requests, their ACKs and READ
+ * responses).  They share no state, so a QP's responder answers a request
+ * on one CPU while its requester sends on another, as rdma_rxe's separate
+ * tasks do.
+ */
+enum sroce_dp_side {
+	SROCE_DP_SEND,
+	SROCE_DP_RESP,
+};
+
+/* Bits of struct sroce_dp.flags: RUNNING and KICK of each side */
 enum sroce_dp_flag {
-	SROCE_DP_RUNNING,	/* a run owns the QP's data path state */
-	SROCE_DP_KICK,		/* the owner must look again before leaving */
+	SROCE_DP_RUNNING,	/* a run owns the send side's state */
+	SROCE_DP_KICK,		/* its owner must look again before leaving */
+	SROCE_DP_RESP_RUNNING,	/* a run owns the responder's state */
+	SROCE_DP_RESP_KICK,	/* its owner must look again before leaving */
 };
 
 /**
  * struct sroce_dp - data path state of one QP
- * @flags: enum sroce_dp_flag bits (atomic bit operations).  RUNNING is the
- *	ownership of every data path run: the work item, sroce_rcv() (RX
- *	softirq) and sroce_dp_doorbell() (post_send) take it with
- *	test_and_set_bit_lock(); whoever finds it taken sets KICK instead,
- *	and the owner runs again before it leaves.  No one spins, and runs
- *	in process context keep BH enabled, so every packet a run sends is
- *	delivered before the next one (no reordering between CPUs' backlogs).
- *	Runs do not sleep (GFP_ATOMIC).
- * @req: requester and completer state (sroce_req.c, sroce_comp.c)
- * @resp: responder state (sroce_resp.c)
+ * @flags: enum sroce_dp_flag bits (atomic bit operations).  A side's
+ *	RUNNING bit is the ownership of that side's runs: the work item,
+ *	sroce_rcv() (RX softirq) and sroce_dp_doorbell() (post_send) take it
+ *	with test_and_set_bit_lock(); whoever finds it taken sets the side's
+ *	KICK instead, and the owner runs again before it leaves.  No one
+ *	spins, and runs in process context keep BH enabled, so every packet
+ *	a run sends is delivered before the next one (no reordering between
+ *	CPUs' backlogs).  Runs do not sleep (GFP_ATOMIC).
+ * @resp_rx: received requests waiting for the responder (responses and
+ *	CNPs wait in the QP's rx_queue for the send side)
+ * @resp_timer: retries the responder after the network pushed back; holds
+ *	a QP reference while queued
+ * @req: requester and completer state (sroce_req.c, sroce_comp.c), owned
+ *	by the send side's RUNNING
+ * @resp: responder state (sroce_resp.c), owned by RESP_RUNNING
  *
- * @req and @resp are touched only by the owner of RUNNING or, where noted,
- * under the QP's state_lock.
+ * @req and @resp are touched only by the owner of their side's RUNNING
+ * bit or, where noted, under the QP's state_lock.
  */
 struct sroce_dp {
 	unsigned long flags;
+	struct sk_buff_head resp_rx;
+	struct hrtimer resp_timer;
 	struct sroce_req req;
 	struct sroce_resp resp;
 };
 
 /*
- * sroce_dp_assert_run() - the caller owns the QP's data path (RUNNING).
+ * sroce_dp_assert_run() - the caller owns the QP's send side (RUNNING);
+ * sroce_dp_assert_resp_run() - the caller owns its responder.
  * Checked when lockdep is enabled, as lockdep_assert_held() would be.
  */
 #ifdef CONFIG_LOCKDEP
 #define sroce_dp_assert_run(qp) \
 	WARN_ON_ONCE(!test_bit(SROCE_DP_RUNNING, &(qp)->dp.flags))
+#define sroce_dp_assert_resp_run(qp) \
+	WARN_ON_ONCE(!test_bit(SROCE_DP_RESP_RUNNING, &(qp)->dp.flags))
 #else
 #define sroce_dp_assert_run(qp) do { } while (0)
+#define sroce_dp_assert_resp_run(qp) do { } while (0)
 #endif
 
 /**

@@ -17,9 +17,10 @@
  * of packets at a time, and a packet the network pushes back (-EAGAIN) is
  * rebuilt and sent again later.
  *
- * Context: a data path run of the QP (it owns SROCE_DP_RUNNING, see
- * sroce_dp.h): the work item, or inline from RX softirq or post_send; runs
- * of one QP never overlap.  Nothing here sleeps (GFP_ATOMIC).
+ * Context: a responder run of the QP (it owns SROCE_DP_RESP_RUNNING, see
+ * sroce_dp.h): the work item, or inline from RX softirq; responder runs of
+ * one QP never overlap (its send side may run at the same time on another
+ * CPU: the two share no state).  Nothing here sleeps (GFP_ATOMIC).
  */
 
 #include <linux/ip.h>
@@ -1620,7 +1621,7 @@ void sroce_resp_modify(struct sroce_qp *qp, int mask,
  * requests are placed without responses.  A few queued response packets
  * are sent at once; sroce_resp_run() sends the rest.
  *
- * Context: a data path run of the QP (SROCE_DP_RUNNING owned), process or
+ * Context: a data path run of the QP (SROCE_DP_RESP_RUNNING owned), process or
  * softirq; does not sleep.
  */
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
@@ -1629,7 +1630,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_resp *resp = to_resp(qp);
 	s64 len;
 
-	sroce_dp_assert_run(qp);
+	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
 	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
@@ -1665,7 +1666,7 @@ drop:
  * Outside RTR/RTS/SQD/SQE the queue is dropped.  Also applies a pending
  * move to RESET, releasing held MRs: call it whenever the work runs.
  *
- * Context: a data path run of the QP (SROCE_DP_RUNNING owned); does not
+ * Context: a data path run of the QP (SROCE_DP_RESP_RUNNING owned); does not
  * sleep.
  * Return: true while responses remain to be sent; then @tx_blocked in
  * struct sroce_resp tells whether the network pushed back.
@@ -1674,7 +1675,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_resp(qp);
 
-	sroce_dp_assert_run(qp);
+	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
 	resp->tx_blocked = false;
 	if (list_empty(&resp->out))
@@ -1697,7 +1698,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
  * (SROCE_QUEUE_F_ERROR) and flushes nothing.  Does nothing unless the QP
  * is in the error state.
  *
- * Context: a data path run of the QP (SROCE_DP_RUNNING owned); does not
+ * Context: a data path run of the QP (SROCE_DP_RESP_RUNNING owned); does not
  * sleep.
  */
 void sroce_resp_flush(struct sroce_qp *qp)
@@ -1707,7 +1708,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	struct sroce_cqe cqe;
 	int n;
 
-	sroce_dp_assert_run(qp);
+	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
 	if (resp->attr.state != IB_QPS_ERR && !resp->failed)
 		return;
