@@ -69,7 +69,8 @@
  *	skb->priority = sroce_cc_skb_priority(dev->cc, av, pkt.opcode);
  *     (sroce_net_ecn_bits() can then go, or return
  *     sroce_cc_tos(dev->cc, 0) & INET_ECN_MASK).
- *  8. sroce_req.c, sroce_req_send_packet(), right after
+ *  8. (wired: sroce_req_paced()) sroce_req.c, sroce_req_send_packet(),
+ *     right after
  *     sroce_req_next_pkt(qp, w, &p) (first transmissions and
  *     retransmissions alike), with a local u64 delay:
  *	if (!sroce_cc_qp_pace(qp, sroce_opcode[p.opcode].length +

@@ -697,9 +697,33 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 }
 
 /*
+ * DCQCN reaction point: may a packet of @p leave at the QP's current rate?
+ * When not, the requester waits for @tx_timer, armed for the delay the
+ * rate limiter asks for (no busy wait); a backpressure pause already
+ * queued is kept.  Pacing is not loss: nothing counts as retransmitted.
+ */
+static bool sroce_req_paced(struct sroce_qp *qp, const struct sroce_req_pkt *p)
+{
+	struct sroce_req *req = &qp->dp.req;
+	u64 delay;
+
+	if (sroce_cc_qp_pace(qp, sroce_opcode[p->opcode].length + p->payload +
+			     SROCE_ICRC_SIZE, &delay))
+		return true;
+	req->tx_blocked = true;
+	if (!hrtimer_is_queued(&req->tx_timer)) {
+		sroce_qp_get(qp);
+		hrtimer_start(&req->tx_timer, ns_to_ktime(delay),
+			      HRTIMER_MODE_REL_SOFT);
+	}
+	return false;
+}
+
+/*
  * Build and send the next packet of @w.  Return: 0 when it left (or the
  * network dropped it: a loss the retransmit timer recovers), -EAGAIN on
- * backpressure (nothing changed: the same packet is built again later),
+ * backpressure and -EBUSY when the rate limiter holds the packet back
+ * (nothing changed either way: the same packet is built again later),
  * or a gather error (-EINVAL, -EACCES, -EFAULT).
  */
 static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
@@ -712,6 +736,8 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 
 	av = sroce_req_is_ud(qp) ? &req->ud_av : &req->av;
 	sroce_req_next_pkt(qp, w, &p);
+	if (!sroce_req_paced(qp, &p))
+		return -EBUSY;
 	skb = sroce_req_build_packet(qp, w, &p, av, &err);
 	if (!skb)
 		return err;
@@ -828,6 +854,8 @@ static bool sroce_req_ud_prepare(struct sroce_qp *qp, struct sroce_req_wqe *w)
 static void sroce_req_send_error(struct sroce_qp *qp, struct sroce_req_wqe *w,
 				 int err)
 {
+	if (err == -EBUSY)	/* paced: tx_timer runs the QP again */
+		return;
 	if (err == -EAGAIN) {
 		sroce_req_tx_pause(qp);
 		return;
