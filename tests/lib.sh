@@ -31,14 +31,6 @@ pass() { echo "PASS $1${2:+ ($2)}"; record "PASS $1"; }
 fail() { echo "FAIL $1: ${2:-failed}"; record "FAIL $1"; }
 skip() { echo "SKIP $1: ${2:-skipped}"; record "SKIP $1"; }
 
-# known_open PROG SIZE: is this perftest case a known open defect?  The -a
-# latency sweeps (ping-pong of 2 B..8 MiB) do not finish within
-# PAIR_TIMEOUT under TCG: large-message ping-pong retransmits heavily
-# (issue 2 stays open until they pass).  SROCE_RUN_KNOWN_OPEN=1 runs them.
-known_open() {
-	[[ ${SROCE_RUN_KNOWN_OPEN:-0} != 1 && $1 == *_lat && $2 == -a* ]]
-}
-KNOWN_OPEN_WHY="known open (issue 2): -a latency sweep exceeds PAIR_TIMEOUT under TCG; SROCE_RUN_KNOWN_OPEN=1 runs it"
 
 # check NAME CMD...: PASS when CMD succeeds, else FAIL with its output's tail.
 check() {

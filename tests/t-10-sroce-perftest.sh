@@ -25,10 +25,6 @@ for mtu in 1500 9000; do
 	for prog in "${PROGS[@]}"; do
 		for size in "${SIZES[@]}"; do
 			read -ra args <<<"$size"
-			if known_open "$prog" "$size"; then
-				skip "$t/$prog$(tr -d " " <<<"${size% -n*}")" "$KNOWN_OPEN_WHY"
-				continue
-			fi
 			run_pair "$t/$prog$(tr -d " " <<<"${size% -n*}")" \
 				B sroce1 "$B_IP4" A sroce0 "$A_IP4" "$prog" "${args[@]}"
 		done

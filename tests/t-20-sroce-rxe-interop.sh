@@ -22,11 +22,6 @@ for prog in "${PROGS[@]}"; do
 	for size in "${SIZES[@]}"; do
 		read -ra args <<<"$size"
 		s=$(tr -d ' ' <<<"${size% -n*}")
-		if known_open "$prog" "$size"; then
-			skip "t-20/sroce-client/$prog$s" "$KNOWN_OPEN_WHY"
-			skip "t-20/sroce-server/$prog$s" "$KNOWN_OPEN_WHY"
-			continue
-		fi
 		run_pair "t-20/sroce-client/$prog$s" "${rxe[@]}" "${sroce[@]}" "$prog" "${args[@]}"
 		run_pair "t-20/sroce-server/$prog$s" "${sroce[@]}" "${rxe[@]}" "$prog" "${args[@]}"
 	done
