@@ -33,22 +33,27 @@
 /* Largest IP header we mask: IPv4 with options (60) > IPv6 (40). */
 #define SROCE_ICRC_MAX_IPHDR	60
 
-static __wsum sroce_crc_update(const void *mem, int len, __wsum crc)
+/*
+ * Continue @crc over @len bytes of @skb from @off: linear data directly,
+ * page fragments and a frag list through skb_seq_read()'s mappings, one
+ * running CRC (no per-fragment CRC to combine).
+ */
+static u32 sroce_icrc_skb(struct sk_buff *skb, unsigned int off,
+			  unsigned int len, u32 crc)
 {
-	return (__force __wsum)crc32_le((__force u32)crc, mem, len);
-}
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
 
-static __wsum sroce_crc_combine(__wsum crc1, __wsum crc2, int offset, int len)
-{
-	return (__force __wsum)crc32_le_combine((__force u32)crc1,
-						(__force u32)crc2, len);
+	if (off + len <= skb_headlen(skb))
+		return crc32_le(crc, skb->data + off, len);
+	skb_prepare_seq_read(skb, off, off + len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		crc = crc32_le(crc, data, n);
+		done += n;
+	}
+	return crc;
 }
-
-/* Lets __skb_checksum() walk linear data, page frags and the frag list. */
-static const struct skb_checksum_ops sroce_crc_ops = {
-	.update		= sroce_crc_update,
-	.combine	= sroce_crc_combine,
-};
 
 /*
  * CRC of the masked IP header, UDP header and BTH.  All three are in the
@@ -120,8 +125,7 @@ u32 sroce_icrc_compute(struct sk_buff *skb, const struct sroce_pkt_info *pkt)
 	u32 crc;
 
 	crc = sroce_icrc_hdrs(skb, pkt);
-	crc = (__force u32)__skb_checksum(skb, off, len, (__force __wsum)crc,
-					  &sroce_crc_ops);
+	crc = sroce_icrc_skb(skb, off, len, crc);
 	return ~crc;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_compute);
