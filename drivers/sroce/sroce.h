@@ -38,6 +38,7 @@
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/in6.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_umem.h>
 #include <rdma/uverbs_ioctl.h>
@@ -459,6 +460,8 @@ void sroce_sge_cursor_release(struct sroce_sge_cursor *cur);
 int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 		   struct sroce_sge_cursor *cur, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
+int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
+		    struct sroce_sge_cursor *cur, struct sk_buff *skb, u32 len);
 
 /* Total bytes of an SGE list; -EINVAL when it overflows 2^31. */
 int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
@@ -499,6 +502,9 @@ int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
  *	(requests wait in dp.resp_rx)
  * @dp: data path state (sroce_dp.h)
  * @cc: congestion control state: DCQCN rate, CNP interval (sroce_cc.h)
+ * @dst_cache: RC/UC: route of @av, per CPU (sroce_net.c); reset when
+ *	modify_qp changes the path
+ * @dst_tos: the TOS @dst_cache was looked up with
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -524,6 +530,8 @@ struct sroce_qp {
 	struct sk_buff_head rx_queue;
 	struct sroce_dp dp;
 	struct sroce_cc_qp cc;
+	struct dst_cache dst_cache;
+	u8 dst_tos;
 };
 
 static inline struct sroce_qp *to_sroce_qp(struct ib_qp *qp)
@@ -627,6 +635,11 @@ void sroce_net_detach(struct sroce_dev *dev);
 struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
 				    const struct sroce_av *av, u32 hdr_len,
 				    u32 payload, struct sroce_pkt_info *pkt);
+struct sk_buff *sroce_net_alloc_skb_paged(struct sroce_dev *dev,
+					  const struct sroce_av *av,
+					  u32 hdr_len, u32 payload,
+					  struct sroce_pkt_info *pkt);
+int sroce_net_put_trailer(struct sk_buff *skb, u32 payload);
 
 /**
  * sroce_net_xmit() - encapsulate and send a built packet

@@ -361,8 +361,9 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
  * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
  *	published
  *
- * Initialises qp->work, qp->rx_queue, the run lock, the send side (timers,
- * SQ shadow array) and the responder (sroce_resp_init()).  On failure
+ * Initialises qp->work, qp->rx_queue, the run lock, the route cache, the
+ * send side (timers, SQ shadow array) and the responder
+ * (sroce_resp_init()).  On failure
  * nothing needs undoing.
  * Context: process (GFP_KERNEL).
  * Return: 0, -EINVAL (unexpected SQ ring shape) or -ENOMEM.
@@ -372,14 +373,19 @@ int sroce_dp_init(struct sroce_qp *qp)
 	int err;
 
 	qp->dp.flags = 0;
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		return err;
 	skb_queue_head_init(&qp->rx_queue);
 	skb_queue_head_init(&qp->dp.resp_rx);
 	hrtimer_init(&qp->dp.resp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->dp.resp_timer.function = sroce_dp_resp_timer_fn;
 	INIT_WORK(&qp->work, sroce_qp_work);
 	err = sroce_req_init(qp);
-	if (err)
+	if (err) {
+		dst_cache_destroy(&qp->dst_cache);
 		return err;
+	}
 	sroce_resp_init(qp);
 	return 0;
 }
@@ -465,4 +471,5 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_dp_purge_rx(qp, &qp->dp.resp_rx);
 	sroce_resp_stop(qp);
 	sroce_req_cleanup(qp);
+	dst_cache_destroy(&qp->dst_cache);
 }

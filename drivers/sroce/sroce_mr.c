@@ -502,6 +502,101 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_sge_copy);
 
+/*
+ * Attach @len bytes of a user MR from @iova to @skb as page fragments,
+ * each holding a page reference (the pages outlive a deregistration while
+ * the packet is in flight).  Return: 0, or -E2BIG when @skb has no
+ * fragment left (what was attached stays: the caller frees @skb).
+ */
+static int sroce_mr_frags(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+			  u32 len)
+{
+	u64 pos = iova - mr->iova + mr->offset;
+	unsigned long idx = pos >> PAGE_SHIFT;
+	u32 off = offset_in_page(pos);
+
+	while (len) {
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		int i = skb_shinfo(skb)->nr_frags;
+		struct page *page;
+
+		if (WARN_ON_ONCE(idx >= mr->npages))
+			return -EFAULT;
+		page = mr->pages[idx];
+		if (skb_can_coalesce(skb, i, page, off)) {
+			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], n);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -E2BIG;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, off, n);
+		}
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		len -= n;
+		idx++;
+		off = 0;
+	}
+	return 0;
+}
+
+/**
+ * sroce_sge_frags() - attach @len bytes at a cursor to a packet, zero-copy
+ * @dev: device (key lookups)
+ * @pd: PD of the QP
+ * @cur: cursor
+ * @skb: packet; the bytes are appended as page fragments of the MRs'
+ *	pinned pages, each with a page reference
+ * @len: bytes
+ *
+ * The gather of sroce_sge_copy() (SROCE_FROM_MR) without the copy: the
+ * same lkey, PD and bounds checks on every chunk.  Only user MRs have a
+ * page array; a DMA MR gets -EOPNOTSUPP.
+ * Context: any.
+ * Return: 0; -EINVAL, -EACCES or -EFAULT as sroce_sge_copy(); -EOPNOTSUPP
+ * (DMA MR) or -E2BIG (more fragments than an skb holds): the caller frees
+ * @skb and copies instead.
+ */
+int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
+		    struct sroce_sge_cursor *cur, struct sk_buff *skb, u32 len)
+{
+	while (len) {
+		const struct sroce_sge *sge;
+		u32 n;
+		int err;
+
+		if (cur->idx >= cur->num_sge)
+			return -EINVAL;
+		sge = &cur->sge[cur->idx];
+		if (cur->off >= sge->length) {
+			sroce_sge_cursor_next(cur);
+			continue;
+		}
+		if (!cur->mr) {
+			cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
+			if (!cur->mr)
+				return -EACCES;
+		}
+		if (cur->mr->type != SROCE_MR_USER)
+			return -EOPNOTSUPP;
+
+		n = min(len, sge->length - cur->off);
+		err = sroce_mr_check(cur->mr, pd, sge->addr + cur->off, n, 0);
+		if (err)
+			return err == -EINVAL ? -EACCES : err;
+		err = sroce_mr_frags(cur->mr, sge->addr + cur->off, skb, n);
+		if (err)
+			return err;
+
+		len -= n;
+		cur->off += n;
+		if (cur->off == sge->length)
+			sroce_sge_cursor_next(cur);
+	}
+	return 0;
+}
+
 /**
  * sroce_sge_total() - total bytes of an SGE list
  * @sge: the list (a kernel copy)

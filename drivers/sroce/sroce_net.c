@@ -612,25 +612,11 @@ static unsigned int sroce_net_iphdr_len(u8 network_type)
 						   sizeof(struct ipv6hdr);
 }
 
-/**
- * sroce_net_alloc_skb() - allocate a packet for a QP or AH path
- * @dev: device
- * @av: destination (selects IPv4 or IPv6)
- * @hdr_len: bytes of BTH + extended headers
- * @payload: payload bytes; the caller puts (-@payload & 3) in the BTH
- *	PadCnt, and sroce adds those pad bytes and the ICRC
- * @pkt: metadata to fill: @pkt->hdr (the BTH), @pkt->paylen (@hdr_len +
- *	@payload + pad + ICRC), @pkt->network_type, @pkt->port_num
- *
- * The skb is linear, its headroom fits link, IP and UDP headers, and its
- * headers, pad and ICRC slot are zeroed; skb->data is at the BTH.
- *
- * Context: any (GFP_ATOMIC).
- * Return: the skb, or NULL on allocation failure or a too large packet.
- */
-struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
-				    const struct sroce_av *av, u32 hdr_len,
-				    u32 payload, struct sroce_pkt_info *pkt)
+/* The packet of sroce_net_alloc_skb(); @paged: headers only, linear. */
+static struct sk_buff *sroce_net_alloc(struct sroce_dev *dev,
+				       const struct sroce_av *av, u32 hdr_len,
+				       u32 payload, bool paged,
+				       struct sroce_pkt_info *pkt)
 {
 	unsigned int iplen = sroce_net_iphdr_len(av->network_type);
 	unsigned int headroom;
@@ -653,13 +639,15 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
 	 * skb_cow_head() reallocate and copy every IPv4 packet.
 	 */
 	headroom = LL_RESERVED_SPACE(dev->ndev) + SROCE_ENCAP_MAX;
-	skb = alloc_skb(headroom + len, GFP_ATOMIC);
+	skb = alloc_skb(headroom + (paged ? hdr_len : len), GFP_ATOMIC);
 	if (unlikely(!skb))
 		return NULL;
 	skb_reserve(skb, headroom);
-	pkt->hdr = skb_put(skb, len);
+	pkt->hdr = skb_put(skb, paged ? hdr_len : len);
 	memset(pkt->hdr, 0, hdr_len);
-	memset(pkt->hdr + hdr_len + payload, 0, pad + SROCE_ICRC_SIZE);
+	if (!paged)
+		memset(pkt->hdr + hdr_len + payload, 0,
+		       pad + SROCE_ICRC_SIZE);
 	pkt->paylen = len;
 	pkt->network_type = av->network_type;
 	pkt->port_num = 1;
@@ -669,7 +657,85 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
 			htons(ETH_P_IP) : htons(ETH_P_IPV6);
 	return skb;
 }
+
+/**
+ * sroce_net_alloc_skb() - allocate a packet for a QP or AH path
+ * @dev: device
+ * @av: destination (selects IPv4 or IPv6)
+ * @hdr_len: bytes of BTH + extended headers
+ * @payload: payload bytes; the caller puts (-@payload & 3) in the BTH
+ *	PadCnt, and sroce adds those pad bytes and the ICRC
+ * @pkt: metadata to fill: @pkt->hdr (the BTH), @pkt->paylen (@hdr_len +
+ *	@payload + pad + ICRC), @pkt->network_type, @pkt->port_num
+ *
+ * The skb is linear, its headroom fits link, IP and UDP headers, and its
+ * headers, pad and ICRC slot are zeroed; skb->data is at the BTH.
+ *
+ * Context: any (GFP_ATOMIC).
+ * Return: the skb, or NULL on allocation failure or a too large packet.
+ */
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
+				    const struct sroce_av *av, u32 hdr_len,
+				    u32 payload, struct sroce_pkt_info *pkt)
+{
+	return sroce_net_alloc(dev, av, hdr_len, payload, false, pkt);
+}
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_alloc_skb);
+
+/**
+ * sroce_net_alloc_skb_paged() - allocate a packet whose payload is attached
+ *	later as page fragments (zero-copy send)
+ * @dev: device
+ * @av: destination (selects IPv4 or IPv6)
+ * @hdr_len: bytes of BTH + extended headers
+ * @payload: payload bytes the caller attaches (sroce_sge_frags()) before
+ *	sroce_net_put_trailer() adds the pad and the ICRC slot
+ * @pkt: metadata to fill, as sroce_net_alloc_skb() does; @pkt->paylen
+ *	already counts payload, pad and ICRC
+ *
+ * The linear part holds the zeroed headers only: skb->len is @hdr_len
+ * until the fragments are attached.
+ * Context: any (GFP_ATOMIC).
+ * Return: the skb, or NULL on allocation failure or a too large packet.
+ */
+struct sk_buff *sroce_net_alloc_skb_paged(struct sroce_dev *dev,
+					  const struct sroce_av *av,
+					  u32 hdr_len, u32 payload,
+					  struct sroce_pkt_info *pkt)
+{
+	return sroce_net_alloc(dev, av, hdr_len, payload, true, pkt);
+}
+
+/**
+ * sroce_net_put_trailer() - end a paged packet with its pad and ICRC slot
+ * @skb: packet from sroce_net_alloc_skb_paged() with its payload attached
+ * @payload: payload bytes (the pad is -@payload & 3 bytes)
+ *
+ * The pad and the ICRC slot go into a zeroed fragment of their own, which
+ * sroce_net_xmit() may write (the payload fragments are the MR's pages).
+ * Context: any.
+ * Return: 0, -ENOMEM, or -E2BIG when @skb has no fragment left.
+ */
+int sroce_net_put_trailer(struct sk_buff *skb, u32 payload)
+{
+	u32 size = (-payload & 3) + SROCE_ICRC_SIZE;
+	int i = skb_shinfo(skb)->nr_frags;
+	struct page *page;
+	void *data;
+
+	if (i >= MAX_SKB_FRAGS)
+		return -E2BIG;
+	data = netdev_alloc_frag(size);
+	if (unlikely(!data))
+		return -ENOMEM;
+	memset(data, 0, size);
+	page = virt_to_head_page(data);
+	skb_fill_page_desc(skb, i, page, data - page_address(page), size);
+	skb->len += size;
+	skb->data_len += size;
+	skb->truesize += size;
+	return 0;
+}
 
 static struct dst_entry *sroce_net_route4(struct net *net,
 					  struct sroce_dev *dev,
@@ -720,7 +786,6 @@ static struct dst_entry *sroce_net_route6(struct net *net,
 /*
  * Route in the netdev's namespace with the netdev as output interface,
  * like rdma_rxe (a local destination routes through loopback).
- * TODO: cache the route per QP (dst_cache) once profiles show the lookup.
  */
 static struct dst_entry *sroce_net_route(struct sroce_dev *dev,
 					 const struct sroce_av *av, u8 tos)
@@ -730,6 +795,65 @@ static struct dst_entry *sroce_net_route(struct sroce_dev *dev,
 	if (av->network_type == RDMA_NETWORK_IPV4)
 		return sroce_net_route4(net, dev, av, tos);
 	return sroce_net_route6(net, dev, av, tos);
+}
+
+/* Keep @dst (the cache takes its own reference) for @av's source. */
+static void sroce_net_cache_set(struct dst_cache *cache,
+				struct dst_entry *dst, const struct sroce_av *av)
+{
+	if (av->network_type == RDMA_NETWORK_IPV4) {
+		dst_cache_set_ip4(cache, dst, av->saddr.s6_addr32[3]);
+		return;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	dst_cache_set_ip6(cache, dst, &av->saddr);
+#endif
+}
+
+/*
+ * Is @av the connected path of @qp (RC/UC requests and their responses),
+ * whose route the QP caches?  UD paths change per WQE and CNPs go out at
+ * their own DSCP: they are looked up every time.
+ */
+static bool sroce_net_qp_path(const struct sroce_qp *qp,
+			      const struct sroce_av *av, u8 opcode)
+{
+	if (!qp || (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC) ||
+	    opcode == IB_OPCODE_CNP)
+		return false;
+	return ipv6_addr_equal(&av->daddr, &qp->av.daddr) &&
+	       ipv6_addr_equal(&av->saddr, &qp->av.saddr);
+}
+
+/*
+ * The route of a packet: from the QP's per-CPU dst_cache when @av is its
+ * connected path (stale entries fail dst_check() after a route change,
+ * modify_qp resets the cache when the path changes), else looked up.
+ * Return: a dst with a reference for the skb, or an ERR_PTR().
+ */
+static struct dst_entry *sroce_net_route_qp(struct sroce_dev *dev,
+					    struct sroce_qp *qp,
+					    const struct sroce_av *av,
+					    u8 tos, u8 opcode)
+{
+	struct dst_entry *dst;
+
+	if (!sroce_net_qp_path(qp, av, opcode))
+		return sroce_net_route(dev, av, tos);
+
+	local_bh_disable();	/* the cache is per CPU */
+	if (unlikely(READ_ONCE(qp->dst_tos) != tos)) {
+		dst_cache_reset(&qp->dst_cache);
+		WRITE_ONCE(qp->dst_tos, tos);
+	}
+	dst = dst_cache_get(&qp->dst_cache);
+	if (!dst) {
+		dst = sroce_net_route(dev, av, tos);
+		if (!IS_ERR(dst))
+			sroce_net_cache_set(&qp->dst_cache, dst, av);
+	}
+	local_bh_enable();
+	return dst;
 }
 
 static void sroce_net_push_udp(struct sk_buff *skb, u16 sport)
@@ -863,7 +987,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	pkt.opcode = bth->opcode;
 
 	tos = sroce_cc_tos(dev->cc, av->traffic_class);
-	dst = sroce_net_route(dev, av, tos);
+	dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);

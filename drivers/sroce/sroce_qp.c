@@ -370,6 +370,7 @@ static void sroce_qp_store_attr(struct sroce_qp *qp,
 		/* Not ours to keep: the core holds the reference. */
 		a->ah_attr.grh.sgid_attr = NULL;
 		qp->av = *av;
+		dst_cache_reset(&qp->dst_cache);
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		a->path_mtu = attr->path_mtu;

@@ -578,6 +578,71 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_req_wqe *w,
 }
 
 /*
+ * Zero-copy send: the payload of a packet goes out as page fragments of
+ * the user MR's pinned pages instead of a copy.  Only for RC, whose WQE
+ * completes after the ACK, when the responder has consumed the packet: the
+ * application may not change the buffer before (IBTA 10.8), and a
+ * packet that still differs fails the receiver's ICRC check.  UC and UD
+ * complete when a packet leaves, so they copy, and so do kernel QPs (DMA
+ * MRs have no page array), inline data and small payloads (a copy is
+ * cheaper than a fragment).
+ */
+#define SROCE_REQ_ZC_MIN	512
+
+static bool sroce_req_zerocopy(const struct sroce_qp *qp,
+			       const struct sroce_req_wqe *w,
+			       const struct sroce_req_pkt *p)
+{
+	return qp->type == IB_QPT_RC && qp->is_user &&
+	       p->payload >= SROCE_REQ_ZC_MIN &&
+	       !(w->wqe.send_flags & IB_SEND_INLINE);
+}
+
+/*
+ * The paged packet of a zero-copy send.  Return: the skb, or NULL with
+ * @*err -EAGAIN (no memory), -EOPNOTSUPP or -E2BIG (copy instead), or a
+ * gather error.
+ */
+static struct sk_buff *sroce_req_build_paged(struct sroce_qp *qp,
+					     struct sroce_req_wqe *w,
+					     const struct sroce_req_pkt *p,
+					     const struct sroce_av *av,
+					     int *err)
+{
+	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
+	struct sroce_req *req = &qp->dp.req;
+	struct sroce_pkt_info pkt = {};
+	struct sk_buff *skb;
+
+	skb = sroce_net_alloc_skb_paged(qp->dev, av, info->length, p->payload,
+					&pkt);
+	if (unlikely(!skb)) {
+		*err = -EAGAIN;
+		return NULL;
+	}
+	sroce_req_fill_bth(qp, w, p, pkt.hdr);
+	sroce_req_fill_ext(qp, w, p, pkt.hdr);
+	if (!req->cur_valid || req->cur_off != p->off) {
+		sroce_req_release_cur(req);
+		sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge,
+				      p->off);
+		req->cur_valid = true;
+	}
+	*err = sroce_sge_frags(qp->dev, qp->pd, &req->cur, skb, p->payload);
+	if (!*err)
+		*err = sroce_net_put_trailer(skb, p->payload);
+	if (likely(!*err)) {
+		req->cur_off = p->off + p->payload;
+		return skb;
+	}
+	req->cur_off = U32_MAX;	/* seek again */
+	kfree_skb(skb);
+	if (*err == -ENOMEM)
+		*err = -EAGAIN;
+	return NULL;
+}
+
+/*
  * Allocate and fill the packet.  Return: the skb, or NULL with @*err
  * -EAGAIN (no memory: retry later) or a gather error.
  */
@@ -590,6 +655,12 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
 	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
 	struct sroce_pkt_info pkt = {};
 	struct sk_buff *skb;
+
+	if (sroce_req_zerocopy(qp, w, p)) {
+		skb = sroce_req_build_paged(qp, w, p, av, err);
+		if (skb || (*err != -EOPNOTSUPP && *err != -E2BIG))
+			return skb;
+	}
 
 	skb = sroce_net_alloc_skb(qp->dev, av, info->length, p->payload, &pkt);
 	if (unlikely(!skb)) {
