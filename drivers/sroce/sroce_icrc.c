@@ -36,7 +36,10 @@
 /*
  * Continue @crc over @len bytes of @skb from @off: linear data directly,
  * page fragments and a frag list through skb_seq_read()'s mappings, one
- * running CRC (no per-fragment CRC to combine).
+ * running CRC (no per-fragment CRC to combine).  skb_seq_read() returns
+ * the rest of its current block, which may run past @off + @len (into the
+ * ICRC slot): clamp each block.  The call after the last byte returns 0
+ * and drops the mapping.
  */
 static u32 sroce_icrc_skb(struct sk_buff *skb, unsigned int off,
 			  unsigned int len, u32 crc)
@@ -49,6 +52,7 @@ static u32 sroce_icrc_skb(struct sk_buff *skb, unsigned int off,
 		return crc32_le(crc, skb->data + off, len);
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		n = min(n, len - done);
 		crc = crc32_le(crc, data, n);
 		done += n;
 	}
