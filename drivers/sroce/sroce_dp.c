@@ -354,6 +354,12 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 		return;
 	}
 	sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_TX_INLINE_BUDGET);
+	/*
+	 * In ERR the provider also rings after a post_recv: the responder
+	 * flushes the new receive WQEs (sroce_resp_flush()).
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_TX_INLINE_BUDGET);
 }
 
 /**

@@ -538,6 +538,8 @@ static int sroce_mr_frags(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		idx++;
 		off = 0;
 	}
+	/* the application can write these pages: never checksum in place */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
 	return 0;
 }
 
