@@ -750,6 +750,16 @@ static int sroce_ring_doorbell(struct ibv_qp *ibqp)
 }
 
 /*
+ * The kernel put the ring in error (a hostile index or slot, a CQ overrun,
+ * or the queue destroyed under a live mapping): posts and polls fail with
+ * EIO from then on.
+ */
+static bool sroce_ring_dead(struct sroce_ring *ring)
+{
+	return sroce_load_acquire(&ring->hdr->flags) & SROCE_QUEUE_F_ERROR;
+}
+
+/*
  * Reserves one slot of a work queue: returns false when @ring->limit WQEs
  * are outstanding even after re-reading the kernel's consumer index.
  */
@@ -783,6 +793,11 @@ static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_lock(&sq->lock);
 	start = prod = sroce_load_own(&sq->hdr->producer);
 	cons = sroce_load_acquire(&sq->hdr->consumer);
+	if (sroce_ring_dead(sq)) {
+		*bad_wr = wr;
+		ret = EIO;
+		wr = NULL;
+	}
 	for (; wr; wr = wr->next) {
 		ret = sroce_check_send_wr(qp, wr, &inline_len);
 		if (!ret && !sroce_wq_has_room(sq, prod, &cons))
@@ -826,6 +841,11 @@ static int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&rq->lock);
 	start = prod = sroce_load_own(&rq->hdr->producer);
 	cons = sroce_load_acquire(&rq->hdr->consumer);
+	if (sroce_ring_dead(rq)) {
+		*bad_wr = wr;
+		ret = EIO;
+		wr = NULL;
+	}
 	for (; wr; wr = wr->next) {
 		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge ||
 		    (wr->num_sge && !wr->sg_list))
@@ -893,6 +913,11 @@ static int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		return 0;
 
 	pthread_spin_lock(&ring->lock);
+	if (sroce_ring_dead(ring)) {
+		pthread_spin_unlock(&ring->lock);
+		errno = EIO;
+		return -1;
+	}
 	cons = sroce_load_own(&ring->hdr->consumer);
 	prod = sroce_load_acquire(&ring->hdr->producer);
 	avail = prod - cons;
