@@ -445,6 +445,49 @@ static void sroce_sge_cursor_next(struct sroce_sge_cursor *cur)
 	cur->off = 0;
 }
 
+/*
+ * The next chunk of at most @len bytes at @cur: skips used-up and empty
+ * SGEs, looks the SGE's lkey up once (cur->mr keeps the reference) and
+ * checks @pd, bounds and @access for the chunk.  @iova and @n name it.
+ * Return: 0, -EINVAL when the list ends first, -EACCES/-EFAULT on a
+ * protection failure.
+ */
+static int sroce_sge_chunk(struct sroce_dev *dev, struct sroce_pd *pd,
+			   struct sroce_sge_cursor *cur, u32 len, int access,
+			   u64 *iova, u32 *n)
+{
+	const struct sroce_sge *sge;
+	int err;
+
+	for (;;) {
+		if (cur->idx >= cur->num_sge)
+			return -EINVAL;
+		sge = &cur->sge[cur->idx];
+		if (cur->off < sge->length)
+			break;
+		sroce_sge_cursor_next(cur);
+	}
+	if (!cur->mr) {
+		cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
+		if (!cur->mr)
+			return -EACCES;
+	}
+	*iova = sge->addr + cur->off;
+	*n = min(len, sge->length - cur->off);
+	err = sroce_mr_check(cur->mr, pd, *iova, *n, access);
+	if (err)
+		return err == -EINVAL ? -EACCES : err;
+	return 0;
+}
+
+/* Move @cur @n bytes on, past its SGE when that is used up. */
+static void sroce_sge_cursor_advance(struct sroce_sge_cursor *cur, u32 n)
+{
+	cur->off += n;
+	if (cur->off == cur->sge[cur->idx].length)
+		sroce_sge_cursor_next(cur);
+}
+
 /**
  * sroce_sge_copy() - copy @len bytes at a cursor, then advance it
  * @dev: device (key lookups)
@@ -466,37 +509,18 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 		   enum sroce_copy_dir dir)
 {
 	int access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	u64 iova;
+	u32 n;
+	int err;
 
 	while (len) {
-		const struct sroce_sge *sge;
-		u32 n;
-		int err;
-
-		if (cur->idx >= cur->num_sge)
-			return -EINVAL;
-		sge = &cur->sge[cur->idx];
-		if (cur->off >= sge->length) {
-			sroce_sge_cursor_next(cur);
-			continue;
-		}
-		if (!cur->mr) {
-			cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
-			if (!cur->mr)
-				return -EACCES;
-		}
-
-		n = min(len, sge->length - cur->off);
-		err = sroce_mr_check(cur->mr, pd, sge->addr + cur->off, n,
-				     access);
+		err = sroce_sge_chunk(dev, pd, cur, len, access, &iova, &n);
 		if (err)
-			return err == -EINVAL ? -EACCES : err;
-		sroce_mr_copy(cur->mr, sge->addr + cur->off, buf, n, dir);
-
+			return err;
+		sroce_mr_copy(cur->mr, iova, buf, n, dir);
 		buf += n;
 		len -= n;
-		cur->off += n;
-		if (cur->off == sge->length)
-			sroce_sge_cursor_next(cur);
+		sroce_sge_cursor_advance(cur, n);
 	}
 	return 0;
 }
@@ -563,38 +587,21 @@ static int sroce_mr_frags(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
 		    struct sroce_sge_cursor *cur, struct sk_buff *skb, u32 len)
 {
+	u64 iova;
+	u32 n;
+	int err;
+
 	while (len) {
-		const struct sroce_sge *sge;
-		u32 n;
-		int err;
-
-		if (cur->idx >= cur->num_sge)
-			return -EINVAL;
-		sge = &cur->sge[cur->idx];
-		if (cur->off >= sge->length) {
-			sroce_sge_cursor_next(cur);
-			continue;
-		}
-		if (!cur->mr) {
-			cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
-			if (!cur->mr)
-				return -EACCES;
-		}
-		if (cur->mr->type != SROCE_MR_USER)
-			return -EOPNOTSUPP;
-
-		n = min(len, sge->length - cur->off);
-		err = sroce_mr_check(cur->mr, pd, sge->addr + cur->off, n, 0);
-		if (err)
-			return err == -EINVAL ? -EACCES : err;
-		err = sroce_mr_frags(cur->mr, sge->addr + cur->off, skb, n);
+		err = sroce_sge_chunk(dev, pd, cur, len, 0, &iova, &n);
 		if (err)
 			return err;
-
+		if (cur->mr->type != SROCE_MR_USER)
+			return -EOPNOTSUPP;
+		err = sroce_mr_frags(cur->mr, iova, skb, n);
+		if (err)
+			return err;
 		len -= n;
-		cur->off += n;
-		if (cur->off == sge->length)
-			sroce_sge_cursor_next(cur);
+		sroce_sge_cursor_advance(cur, n);
 	}
 	return 0;
 }
