@@ -14,12 +14,23 @@ if [[ -f $PWD/bin/tscclock.so ]]; then
 	echo "(perftest times from the TSC clock, tests/src/tscclock.c)"
 fi
 
+# demo_pair: run_pair, run again (3 tries) while perftest printed its
+# figures as inf: its clock calibration failed on a busy host.
+demo_pair() {
+	local i
+	for i in 1 2 3; do
+		run_pair "$@" || return 1
+		grep -qw inf "$PAIR_CLOG" || return 0
+		echo "(perftest's clock calibration failed on a busy host: again)"
+	done
+}
+
 require_sroce demo/modprobe-sroce && require_provider demo/provider || exit 1
 echo "### sroce0 (netns A, $A_IP4) -> sroce1 (netns B, $B_IP4), veth MTU 1500"
 if setup_two_netns 1500 && sroce_bind sroce0 vethA && sroce_bind sroce1 vethB; then
 	"$RDMA" link show
-	run_pair demo/sroce-sroce/ib_write_bw B sroce1 "$B_IP4" A sroce0 "$A_IP4" ib_write_bw -s 65536 -n 1000 || rc=1
-	run_pair demo/sroce-sroce/ib_send_lat B sroce1 "$B_IP4" A sroce0 "$A_IP4" ib_send_lat -s 2 -n 1000 || rc=1
+	demo_pair demo/sroce-sroce/ib_write_bw B sroce1 "$B_IP4" A sroce0 "$A_IP4" ib_write_bw -s 65536 -n 1000 || rc=1
+	demo_pair demo/sroce-sroce/ib_send_lat B sroce1 "$B_IP4" A sroce0 "$A_IP4" ib_send_lat -s 2 -n 1000 || rc=1
 else
 	fail demo/sroce-sroce/setup "could not bind sroce0/sroce1"; rc=1
 fi
@@ -28,8 +39,8 @@ reset_state
 echo "### sroce1 (netns B, $RB_IP4) -> rxe0 (init_net, $R_IP4), veth MTU 1500"
 if setup_rxe_and_netns_b 1500 && sroce_bind sroce1 vethRB; then
 	"$RDMA" link show
-	run_pair demo/sroce-rxe/ib_write_bw - rxe0 "$R_IP4" B sroce1 "$RB_IP4" ib_write_bw -s 65536 -n 1000 || rc=1
-	run_pair demo/sroce-rxe/ib_send_lat - rxe0 "$R_IP4" B sroce1 "$RB_IP4" ib_send_lat -s 2 -n 1000 || rc=1
+	demo_pair demo/sroce-rxe/ib_write_bw - rxe0 "$R_IP4" B sroce1 "$RB_IP4" ib_write_bw -s 65536 -n 1000 || rc=1
+	demo_pair demo/sroce-rxe/ib_send_lat - rxe0 "$R_IP4" B sroce1 "$RB_IP4" ib_send_lat -s 2 -n 1000 || rc=1
 else
 	fail demo/sroce-rxe/setup "could not bind rxe0/sroce1"; rc=1
 fi
