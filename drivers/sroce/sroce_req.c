@@ -356,13 +356,15 @@ static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
  * sroce_req_tx_pause() - the network pushed back: pause the QP's sending
  * @qp: queue pair
  *
- * The requester sends nothing until @tx_timer fires and runs the QP again
- * (the responder retries then too).  The pause doubles, from
- * SROCE_REQ_TX_PAUSE_MIN_NS to SROCE_REQ_TX_PAUSE_MAX_NS, while the
- * network keeps pushing back, so a full backlog gets the time to drain
- * (when ksoftirqd drains it, a requeued high-priority worker would only
- * compete with it).  Backpressure is not a loss: nothing is counted as
- * retransmitted.
+ * The requester sends nothing until the queue that pushed back moves
+ * again or @tx_timer fires, whichever comes first.  The queue moving is
+ * seen when one of the QP's packets still in the stack (in a qdisc, in a
+ * stopped device queue, as under a PFC pause) leaves it: its destructor
+ * ends the pause (SROCE_REQ_F_TX_WAKE).  The timer is the fallback when
+ * none is queued; its pause doubles, from SROCE_REQ_TX_PAUSE_MIN_NS to
+ * SROCE_REQ_TX_PAUSE_MAX_NS, while the network keeps pushing back, so a
+ * full backlog gets the time to drain.  Backpressure is not a loss:
+ * nothing is counted as retransmitted.
  * Context: data path run (owns the QP's RUNNING bit).
  */
 void sroce_req_tx_pause(struct sroce_qp *qp)
@@ -371,6 +373,8 @@ void sroce_req_tx_pause(struct sroce_qp *qp)
 
 	sroce_dp_assert_run(qp);
 	req->tx_blocked = true;
+	if (atomic_read(&req->tx_inflight))
+		set_bit(SROCE_REQ_F_TX_WAKE, &req->flags);
 	if (hrtimer_is_queued(&req->tx_timer))
 		return;
 	sroce_qp_get(qp);
@@ -702,6 +706,13 @@ static void sroce_req_skb_dtor(struct sk_buff *skb)
 	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
 	struct sroce_req *req = &qp->dp.req;
 
+	/* a packet left a queue that had pushed back: resume (see tx_pause) */
+	if (test_bit(SROCE_REQ_F_TX_WAKE, &req->flags) &&
+	    test_and_clear_bit(SROCE_REQ_F_TX_WAKE, &req->flags) &&
+	    !test_bit(SROCE_REQ_F_STOPPED, &req->flags)) {
+		set_bit(SROCE_REQ_F_TX_RETRY, &req->flags);
+		sroce_qp_schedule(qp);
+	}
 	if (atomic_dec_and_test(&req->tx_inflight)) {
 		smp_mb__after_atomic();	/* count before TX_DRAIN */
 		if (test_and_clear_bit(SROCE_REQ_F_TX_DRAIN, &req->flags) &&
@@ -816,6 +827,13 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if (req->comp_psn == req->max_psn)
 		req->last_progress = jiffies;
 	sroce_req_skb_own(qp, skb);
+	/*
+	 * A packet the queue drops now is freed inside the call: its
+	 * destructor must not end a pause (only a packet leaving the queue
+	 * does; the pause after this push-back sets TX_WAKE again).
+	 */
+	if (test_bit(SROCE_REQ_F_TX_WAKE, &req->flags))
+		clear_bit(SROCE_REQ_F_TX_WAKE, &req->flags);
 	err = sroce_net_xmit(qp->dev, qp, av, skb);
 	if (err == -EAGAIN)
 		return err;

@@ -79,6 +79,9 @@ struct sk_buff;
  * @SROCE_REQ_F_TX_DRAIN: the requester waits for its packets to leave the
  *	local stack before it sends from another CPU; the last one's
  *	destructor schedules the work
+ * @SROCE_REQ_F_TX_WAKE: paused by backpressure with packets still queued
+ *	in the stack; the next one's destructor (the queue moves again: a
+ *	qdisc dequeued it, the device woke) ends the pause
  */
 enum sroce_req_flag {
 	SROCE_REQ_F_MODIFIED,
@@ -87,6 +90,7 @@ enum sroce_req_flag {
 	SROCE_REQ_F_TX_RETRY,
 	SROCE_REQ_F_STOPPED,
 	SROCE_REQ_F_TX_DRAIN,
+	SROCE_REQ_F_TX_WAKE,
 };
 
 /**
