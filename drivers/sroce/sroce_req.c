@@ -552,6 +552,21 @@ static void sroce_req_fill_ext(const struct sroce_qp *qp,
 }
 
 /*
+ * Put the gather cursor at byte @off of @w's SGE list: it stays where the
+ * previous packet of the message left it, else it seeks (after a
+ * retransmission rewound the PSN, or a failed gather).
+ */
+static void sroce_req_cursor_at(struct sroce_req *req,
+				const struct sroce_req_wqe *w, u32 off)
+{
+	if (req->cur_valid && req->cur_off == off)
+		return;
+	sroce_req_release_cur(req);
+	sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge, off);
+	req->cur_valid = true;
+}
+
+/*
  * Gather the payload straight into the packet: inline bytes, or the SGEs
  * through the cursor (which keeps the MR of its SGE, so consecutive
  * packets do no MR lookup).  Return: 0, -EINVAL (SGEs too short),
@@ -569,12 +584,7 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		memcpy(dst, w->wqe.inline_data + p->off, p->payload);
 		return 0;
 	}
-	if (!req->cur_valid || req->cur_off != p->off) {
-		sroce_req_release_cur(req);
-		sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge,
-				      p->off);
-		req->cur_valid = true;
-	}
+	sroce_req_cursor_at(req, w, p->off);
 	err = sroce_sge_copy(qp->dev, qp->pd, &req->cur, dst, p->payload,
 			     SROCE_FROM_MR);
 	req->cur_off = err ? U32_MAX : p->off + p->payload;
@@ -626,12 +636,7 @@ static struct sk_buff *sroce_req_build_paged(struct sroce_qp *qp,
 	}
 	sroce_req_fill_bth(qp, w, p, pkt.hdr);
 	sroce_req_fill_ext(qp, w, p, pkt.hdr);
-	if (!req->cur_valid || req->cur_off != p->off) {
-		sroce_req_release_cur(req);
-		sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge,
-				      p->off);
-		req->cur_valid = true;
-	}
+	sroce_req_cursor_at(req, w, p->off);
 	*err = sroce_sge_frags(qp->dev, qp->pd, &req->cur, skb, p->payload);
 	if (!*err)
 		*err = sroce_net_put_trailer(skb, p->payload);
