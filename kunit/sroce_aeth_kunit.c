@@ -10,8 +10,8 @@
 
 /*
  * RNR timer codes in microseconds, written out from IBTA vol. 1 table 45
- * (see also /work/shared/reference/rocev2-wire.md): code 0 is 655.36 ms,
- * codes 1-31 run from 0.01 ms to 491.52 ms.
+ * (9.7.5.2.8): code 0 is 655.36 ms, codes 1-31 run from 0.01 ms to
+ * 491.52 ms.
  */
 static const u32 sroce_rnr_expected_us[32] = {
 	655360,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench-cc.sh: congestion scenario of the sroce benchmark (issue 4), run in
+# bench-cc.sh: congestion scenario of the sroce benchmark (DCQCN), run in
 # the VM by `scripts/bench --scenario congestion` (tests/bench.sh's hook), or
 # alone: scripts/vm tests/bench-cc.sh
 #

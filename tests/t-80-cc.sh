@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2086,SC2100,SC2128,SC2178
 #   (knob rows and tc selectors are split on purpose; t is a plain string: t=t-8x/y is no arithmetic, and not lib.sh's array t)
-# t-80-cc: congestion control (issue 4) between sroce0 (netns A, sender) and
+# t-80-cc: congestion control (DCQCN) between sroce0 (netns A, sender) and
 # sroce1 (netns B, receiver) on a veth pair, with netem only (in the VM
 # image): netem on vethA marks CE on a share of the ECT packets A->B, as a
 # congested switch would.

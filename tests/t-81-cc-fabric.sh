@@ -1,7 +1,7 @@
 #!/bin/bash
 # shellcheck disable=SC2086,SC2100,SC2128,SC2178,SC2015
 #   (knob rows and tc selectors are split on purpose; t is a plain string: t=t-8x/y is no arithmetic, and not lib.sh's array t; A && B || fail is meant)
-# t-81-cc-fabric: congestion handling (issue 4) against real queues. Needs
+# t-81-cc-fabric: congestion handling (DCQCN, ECN, PFC-style pause) against real queues. Needs
 # the qdiscs tbf, plug, prio, clsact (sch_ingress) and the u32 classifier,
 # all in the VM image (scripts/vm MODULES); a part whose modules are
 # missing (another guest kernel) prints SKIP naming them (see cc-lib.sh).

@@ -6,7 +6,7 @@
  * libibverbs-dev installs only the public verbs.h; the provider interface
  * (rdma-core's driver.h and kern-abi.h) is private and not shipped.  This file
  * declares the subset sroce uses, written from the documented v44.0 layouts
- * (see /work/shared/reference/provider-abi.md).  The layouts are NOT stable
+ * (rdma-core v44.0 libibverbs/driver.h).  The layouts are NOT stable
  * under the IBVERBS_PRIVATE_34 name (verbs_context_ops had 73 members in v34,
  * 76 in v40-v50 and more later), so every structure the library reads or
  * writes is pinned by a static_assert below, and the whole set is proven at

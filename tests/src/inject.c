@@ -27,7 +27,7 @@
  * hop limit (IPv6) set to ones, the UDP header (checksum 0, as rxe sends)
  * with the checksum set to ones, the BTH with its byte 4 set to ones, and
  * the rest up to the ICRC; stored little-endian
- * (/work/shared/reference/rocev2-wire.md, IBTA annex A17.3.3). The
+ * (IBTA annex A17.3.3, "ICRC"). The
  * control classes prove the ICRC is right: the device accepts them.
  *
  * The device's QPs for the packets to hit: U (UD, RTS, receives posted),
