@@ -30,6 +30,9 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
 #include "sroce_cc.h"
 
 /* Token bucket credit: ns * kb/s.  One byte is 8 bits = 8e6 ns * kb/s. */

@@ -30,6 +30,9 @@
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
+#include "sroce_mr.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 
 /* ------------------------------------------------------------------ */
 /* Completions                                                         */

@@ -56,6 +56,7 @@
 #include <linux/interrupt.h>
 
 #include "sroce.h"
+#include "sroce_qp.h"
 
 /* Packets per run in each direction (and CQEs per flush). */
 #define SROCE_DP_BUDGET		128

@@ -14,11 +14,11 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 
-struct sroce_qp;
-struct ib_qp_attr;
-
 #include "sroce_req.h"	/* struct sroce_req: requester + completer */
 #include "sroce_resp.h"	/* struct sroce_resp: responder */
+
+struct sroce_qp;
+struct ib_qp_attr;
 
 /*
  * The two engines of a QP's data path, each serialized on its own: the
@@ -85,16 +85,6 @@ struct sroce_dp {
 #define sroce_dp_assert_resp_run(qp) do { } while (0)
 #endif
 
-/**
- * sroce_dp_init() - set up the data path of a new QP
- * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
- *	published
- *
- * Initialises qp->work, qp->rx_queue, the timers and the SQ shadow array,
- * then calls sroce_resp_init().  Undo with sroce_dp_stop().
- * Context: process (GFP_KERNEL).
- * Return: 0 or -ENOMEM.
- */
 int sroce_dp_init(struct sroce_qp *qp);
 
 /*
@@ -116,6 +106,8 @@ void sroce_dp_stop(struct sroce_qp *qp);
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);
+
+void sroce_rcv(struct sk_buff *skb);
 
 /*
  * Send doorbell: post_send calls it after publishing WQEs.  Runs the data

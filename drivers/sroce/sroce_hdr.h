@@ -315,37 +315,12 @@ static inline u32 sroce_aeth_msn(const struct sroce_aeth *aeth)
 	return be32_to_cpu(aeth->smsn) & SROCE_MSN_MASK;
 }
 
-/**
- * sroce_rnr_timer_us() - minimal RNR NAK timer for a 5-bit code
- * @code: RNR timer code (IBTA 9.7.5.2.8, table 45); only the low five bits
- *	are used
- *
- * Return: the delay in microseconds (code 0 is 655.36 ms).
- */
 u32 sroce_rnr_timer_us(u8 code);
 
-/**
- * sroce_retry_timeout_us() - local ACK timeout for the QP attribute "timeout"
- * @timeout: 5-bit exponent; 4.096 µs * 2^timeout (IBTA 9.7.6.1.3)
- *
- * Return: microseconds; 0 means infinite (timeout attribute 0).
- */
 u64 sroce_retry_timeout_us(u8 timeout);
 
 /* ---- ICRC (IBTA annex A17.3.3) ---- */
 
-/**
- * sroce_icrc_compute() - compute the ICRC of a RoCEv2 packet
- * @skb: packet with network header, UDP header and transport headers set;
- *	the last SROCE_ICRC_SIZE bytes are the ICRC slot and not covered
- * @pkt: its metadata (@pkt->hdr, @pkt->paylen)
- *
- * Masks the variant IP and UDP fields and the BTH reserved byte as annex
- * A17 requires.  Works on IPv4 and IPv6 and on non-linear skbs.
- *
- * Return: the ICRC as it is stored in the packet (complemented CRC-32,
- * little-endian value).
- */
 u32 sroce_icrc_compute(struct sk_buff *skb, const struct sroce_pkt_info *pkt);
 
 #endif /* SROCE_HDR_H */

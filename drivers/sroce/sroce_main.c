@@ -25,6 +25,10 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 MODULE_AUTHOR("sroce developers");

@@ -29,6 +29,7 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_mr.h"
 #include "sroce_verbs.h"
 #include "sroce_compat.h"
 

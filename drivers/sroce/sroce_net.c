@@ -39,6 +39,9 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_mr.h"
+#include "sroce_qp.h"
 #include "sroce_net.h"
 
 /**
@@ -69,7 +72,6 @@ static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
 
 /* TTL / hop limit when the address vector leaves it 0. */
-#define SROCE_DEFAULT_HOP_LIMIT	64
 
 /* Headroom for the IP and UDP headers sroce builds itself. */
 #define SROCE_ENCAP_MAX		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
@@ -1014,60 +1016,4 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	if (ipv4)
 		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
 	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
-}
-
-/* ------------------------------------------------------------------ */
-/* Address vectors                                                     */
-/* ------------------------------------------------------------------ */
-
-/**
- * sroce_av_from_attr() - fill an address vector from core AH attributes
- * @dev: device
- * @av: vector to fill
- * @attr: RoCE AH attributes with a GRH whose sgid_attr is a RoCEv2 GID of
- *	port 1 of @dev
- *
- * Source address from the SGID, destination from the DGID (rdma_gid2ip
- * semantics: a v4-mapped GID is IPv4 and is kept v4-mapped in @av); both
- * must be of the SGID's family.  Hop limit 0 becomes 64.
- *
- * Context: any.  IBTA annex A17.4.5 (GRH fields carried by IP).
- * Return: 0, or -EINVAL when the attributes do not name a RoCEv2 GID of
- * this device or the DGID is of the other IP family.
- */
-int sroce_av_from_attr(struct sroce_dev *dev, struct sroce_av *av,
-		       const struct rdma_ah_attr *attr)
-{
-	const struct ib_gid_attr *sgid_attr;
-	const struct ib_global_route *grh;
-	const struct in6_addr *daddr;
-	enum rdma_network_type type;
-	bool v4;
-
-	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
-		return -EINVAL;
-	grh = rdma_ah_read_grh(attr);
-	sgid_attr = grh->sgid_attr;
-	if (!sgid_attr || sgid_attr->device != &dev->ib_dev ||
-	    sgid_attr->port_num != 1 ||
-	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
-		return -EINVAL;
-
-	type = rdma_gid_attr_network_type(sgid_attr);
-	daddr = (const struct in6_addr *)grh->dgid.raw;
-	v4 = type == RDMA_NETWORK_IPV4;
-	if (v4 != ipv6_addr_v4mapped(daddr))
-		return -EINVAL;
-
-	memset(av, 0, sizeof(*av));
-	av->network_type = type;
-	memcpy(&av->saddr, sgid_attr->gid.raw, sizeof(av->saddr));
-	av->daddr = *daddr;
-	av->traffic_class = grh->traffic_class;
-	av->hop_limit = grh->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
-	av->flow_label = grh->flow_label & IB_GRH_FLOWLABEL_MASK;
-	av->sl = rdma_ah_get_sl(attr);
-	ether_addr_copy(av->dmac, attr->roce.dmac);
-	return 0;
 }

@@ -1,21 +1,39 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_net.h - wire path internals exposed to KUnit.  The main entry points
- * (attach/detach, alloc_skb, xmit, sroce_av_from_attr) are declared in
- * sroce.h; ECN marking and priority come from sroce_cc.h.
+ * sroce_net.h - the wire below the transport (sroce_net.c): per-netns UDP
+ * 4791 sockets, packet allocation, IP/UDP encapsulation and transmit.
+ * ECN marking and priority come from sroce_cc.h.
  */
 #ifndef SROCE_NET_H
 #define SROCE_NET_H
 
+#include <linux/skbuff.h>
 #include <linux/types.h>
 
-struct sroce_dev;
+#include "sroce.h"
+#include "sroce_av.h"
+
 struct sroce_qp;
 
-#if IS_ENABLED(CONFIG_KUNIT)
-#include <linux/skbuff.h>
-#include "sroce.h"
+int sroce_net_init(void);
+void sroce_net_exit(void);
 
+int sroce_net_attach(struct sroce_dev *dev);
+void sroce_net_detach(struct sroce_dev *dev);
+
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *dev,
+				    const struct sroce_av *av, u32 hdr_len,
+				    u32 payload, struct sroce_pkt_info *pkt);
+struct sk_buff *sroce_net_alloc_skb_paged(struct sroce_dev *dev,
+					  const struct sroce_av *av,
+					  u32 hdr_len, u32 payload,
+					  struct sroce_pkt_info *pkt);
+int sroce_net_put_trailer(struct sk_buff *skb, u32 payload);
+
+int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
+		   const struct sroce_av *av, struct sk_buff *skb);
+
+#if IS_ENABLED(CONFIG_KUNIT)
 /* Receive validation, static unless KUnit tests it (sroce_rx suite). */
 int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
 		    enum sroce_counter *drop);

@@ -21,6 +21,9 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 static const char * const sroce_qp_state_names[] = {

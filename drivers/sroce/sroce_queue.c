@@ -20,6 +20,7 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 /**

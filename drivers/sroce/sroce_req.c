@@ -29,6 +29,11 @@
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_mr.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 
 /* Send flags a WQE may carry; IBV_SEND_* equal IB_SEND_*. */
 #define SROCE_REQ_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\

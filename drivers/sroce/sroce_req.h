@@ -3,9 +3,6 @@
  * Send side of one QP: requester (sroce_req.c) and completer (sroce_comp.c)
  * state, and the calls between them and the QP work loop (sroce_dp.c).
  *
- * Included from sroce.h through sroce_dp.h, after struct sroce_av and
- * struct sroce_sge_cursor are defined; include sroce.h, not this file.
- *
  * The send queue as the send side sees it, in free-running 32-bit indices
  * of the SQ ring (slot = index & (num - 1)):
  *
@@ -40,6 +37,9 @@
 #include <linux/hrtimer.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
+
+#include "sroce_av.h"
+#include "sroce_mr.h"
 
 struct sroce_qp;
 struct sk_buff;

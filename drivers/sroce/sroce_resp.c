@@ -30,6 +30,10 @@
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
+#include "sroce_mr.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 
 /* Packets sent per call: from sroce_resp_rcv() and sroce_resp_run(). */
 #define SROCE_RESP_INLINE_BUDGET	8

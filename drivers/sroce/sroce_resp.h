@@ -3,10 +3,9 @@
  * sroce_resp.h - responder state (sroce_resp.c): the receive side of RC,
  * UC and UD queue pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8).
  *
- * Included from sroce.h through sroce_dp.h, after struct sroce_sge_cursor
- * and struct sroce_mr are declared.  Every member is touched only from the
- * QP's work item, except the pend_* members, which sroce_resp_modify()
- * writes and the work item reads, both under qp->state_lock.
+ * Every member is touched only from the QP's work item, except the pend_*
+ * members, which sroce_resp_modify() writes and the work item reads, both
+ * under qp->state_lock.
  */
 #ifndef SROCE_RESP_H
 #define SROCE_RESP_H
@@ -15,6 +14,8 @@
 #include <linux/list.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
+
+#include "sroce_mr.h"
 
 struct sroce_mr;
 

@@ -21,6 +21,10 @@
 #include <uapi/rdma/rdma_netlink.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_mr.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 /* Send flags a kernel WR may carry (same values as IB_UVERBS_SEND_*). */
@@ -300,43 +304,6 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 /* Address handles                                                     */
 /* ------------------------------------------------------------------ */
 
-/*
- * Give the AH a number for UD WQEs.  dev->ah_xa is taken with irqsave by
- * every user: lookups copy the vector under the lock (sroce_ah_lookup_av()),
- * because the core frees the AH right after destroy_ah.
- */
-static int sroce_ah_alloc_num(struct sroce_dev *dev, struct sroce_ah *ah,
-			      bool sleepable)
-{
-	struct xa_limit limit = XA_LIMIT(1, SROCE_MAX_AH);
-	unsigned long flags;
-	u32 num;
-	int err;
-
-	if (sleepable) {
-		err = xa_alloc_cyclic_irq(&dev->ah_xa, &num, ah, limit,
-					  &dev->next_ah, GFP_KERNEL);
-	} else {
-		xa_lock_irqsave(&dev->ah_xa, flags);
-		err = __xa_alloc_cyclic(&dev->ah_xa, &num, ah, limit,
-					&dev->next_ah, GFP_ATOMIC);
-		xa_unlock_irqrestore(&dev->ah_xa, flags);
-	}
-	if (err < 0)
-		return err == -EBUSY ? -ENOMEM : err;
-	ah->ah_num = num;
-	return 0;
-}
-
-static void sroce_ah_free_num(struct sroce_dev *dev, struct sroce_ah *ah)
-{
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->ah_xa, flags);
-	__xa_erase(&dev->ah_xa, ah->ah_num);
-	xa_unlock_irqrestore(&dev->ah_xa, flags);
-}
-
 /**
  * sroce_create_ah() - create an address handle (ib_device_ops.create_ah and
  *	.create_user_ah)
@@ -425,33 +392,6 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	sroce_ah_free_num(to_sroce_dev(ibah->device), to_sroce_ah(ibah));
 	return 0;
-}
-
-/**
- * sroce_ah_lookup_av() - copy the address vector of an AH named by number
- * @dev: device
- * @ah_num: AH number from a UD WQE
- * @pd: PD of the QP that names the AH; the AH must belong to it
- * @av: where to copy the vector
- *
- * Context: any (takes dev->ah_xa's lock with irqsave).
- * Return: 0, or -EINVAL when no AH of @pd has that number.
- */
-int sroce_ah_lookup_av(struct sroce_dev *dev, u32 ah_num,
-		       const struct sroce_pd *pd, struct sroce_av *av)
-{
-	struct sroce_ah *ah;
-	unsigned long flags;
-	int err = -EINVAL;
-
-	xa_lock_irqsave(&dev->ah_xa, flags);
-	ah = xa_load(&dev->ah_xa, ah_num);
-	if (ah && ah->ibah.pd == &pd->ibpd) {
-		*av = ah->av;
-		err = 0;
-	}
-	xa_unlock_irqrestore(&dev->ah_xa, flags);
-	return err;
 }
 
 /* ------------------------------------------------------------------ */

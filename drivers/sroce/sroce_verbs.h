@@ -9,6 +9,8 @@
 #define SROCE_VERBS_H
 
 #include "sroce.h"
+#include "sroce_mr.h"
+#include "sroce_qp.h"
 
 /* Port 1 tables: GIDs are filled by the core from the netdev's addresses. */
 #define SROCE_GID_TBL_LEN	1024

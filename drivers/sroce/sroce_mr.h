@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sroce_mr.h - memory regions, protection checks and scatter/gather cursors (sroce_mr.c)
+ */
+#ifndef SROCE_MR_H
+#define SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/skbuff.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/sroce-abi.h>
+
+struct sroce_dev;
+struct sroce_pd;
+
+/* ------------------------------------------------------------------ */
+/* MR and memory access (sroce_mr.c)                                   */
+/* ------------------------------------------------------------------ */
+
+enum sroce_mr_type {
+	SROCE_MR_DMA,		/* kernel virtual addresses, whole memory */
+	SROCE_MR_USER,		/* pinned user memory (ib_umem) */
+};
+
+/**
+ * struct sroce_mr - a memory region
+ * @ibmr: core MR; lkey and rkey live here
+ * @dev: owning device
+ * @pd: protection domain
+ * @type: SROCE_MR_DMA or SROCE_MR_USER
+ * @umem: pinned pages (SROCE_MR_USER)
+ * @pages: kernel pages of @umem, one per PAGE_SIZE block, built once
+ * @npages: entries in @pages
+ * @iova: first valid address
+ * @length: bytes
+ * @offset: offset of @iova within the first page
+ * @access: IB_ACCESS_* flags
+ * @ref: references; lookups take one
+ * @done: completed when @ref drops to zero
+ * @valid: false once invalidated or being deregistered
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	struct sroce_dev *dev;
+	struct sroce_pd *pd;
+	enum sroce_mr_type type;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	u64 iova;
+	u64 length;
+	u32 offset;
+	int access;
+	struct kref ref;
+	struct completion done;
+	bool valid;
+};
+
+static inline struct sroce_mr *to_sroce_mr(struct ib_mr *mr)
+{
+	return container_of(mr, struct sroce_mr, ibmr);
+}
+
+void sroce_mr_put(struct sroce_mr *mr);
+
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote);
+
+int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
+		   u64 iova, u64 len, int access);
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* write into the MR */
+	SROCE_FROM_MR,		/* read from the MR */
+};
+
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+
+/**
+ * struct sroce_sge_cursor - position in a scatter/gather list
+ * @sge: the list (a kernel copy, never a user ring)
+ * @num_sge: entries
+ * @idx: current entry
+ * @off: bytes consumed of entry @idx
+ * @mr: MR of entry @idx once looked up (reference held), else NULL
+ */
+struct sroce_sge_cursor {
+	const struct sroce_sge *sge;
+	u32 num_sge;
+	u32 idx;
+	u32 off;
+	struct sroce_mr *mr;
+};
+
+void sroce_sge_cursor_init(struct sroce_sge_cursor *cur,
+			   const struct sroce_sge *sge, u32 num_sge);
+void sroce_sge_cursor_release(struct sroce_sge_cursor *cur);
+
+int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
+		   struct sroce_sge_cursor *cur, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+int sroce_sge_frags(struct sroce_dev *dev, struct sroce_pd *pd,
+		    struct sroce_sge_cursor *cur, struct sk_buff *skb, u32 len);
+
+/* Total bytes of an SGE list; -EINVAL when it overflows 2^31. */
+int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
+
+#endif /* SROCE_MR_H */
