@@ -15,6 +15,7 @@
 #include <net/inet_ecn.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
 #include "sroce_cc.h"
 
 #define LINE_KBPS	40000000U

@@ -25,6 +25,8 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_net.h"
 
 /* IBTA header sizes in bytes (vol. 1 9.2-9.5). */
 #define BTH_BYTES	12

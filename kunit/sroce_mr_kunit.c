@@ -13,6 +13,7 @@
 #include <linux/xarray.h>
 
 #include "sroce.h"
+#include "sroce_mr.h"
 #include "sroce_verbs.h"
 
 /* A device with just what the MR code uses. */

@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 
 #include "sroce.h"
+#include "sroce_qp.h"
 
 #define SROCE_QPS_NUM	(IB_QPS_ERR + 1)
 

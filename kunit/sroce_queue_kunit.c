@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "sroce.h"
+#include "sroce_queue.h"
 
 static struct sroce_dev *sroce_queue_test_dev(struct kunit *test)
 {

@@ -21,6 +21,7 @@
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
+#include "sroce_qp.h"
 #include "sroce_net.h"
 
 #define SROCE_RX_QPN_RC		0x000111
