@@ -17,23 +17,32 @@
 #define ORIG	0x1122334455667788ULL
 #define MTU	256
 
-#define ACK(p)	FX_RX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), .syn = FX_ACK)
-#define NAK(p, s) FX_RX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), .syn = (s))
 #define SEND8(b)	FX_SEND(.op = IB_WR_SEND, .len = 8, .buf = (b))
 #define TX8(p, b)	FX_TX(.op = OP_RC(SEND_ONLY), .psn = (p), .len = 8, \
 			      .buf = (b), .ackreq = true)
 #define SCQE8(w)	FX_SCQE(.wr = (w), .wc_op = IB_WC_SEND, .len = 8)
-#define SCQE_ERR(w, s)	FX_SCQE(.wr = (w), .status = (s), .wc_op = IB_WC_SEND)
+#define SCQE_ERR(w, s)	FX_SCQE(.wr = (w), .status = (s), \
+				.wc_op = IB_WC_SEND)
+
+/* The responses to a 600-byte READ at PSN 0 */
+#define RD_FIRST_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0, .syn = FX_ACK, \
+	      .msn = 1, .len = MTU)
+#define RD_MIDDLE_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 1, .len = MTU, \
+	      .data = MTU)
+#define RD_LAST_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2, .syn = FX_ACK, \
+	      .msn = 1, .len = 88, .data = 2 * MTU)
 
 /* Two SENDs out, a NAK for the first: its status, the second flushed. */
 #define NAK_CASE(nm, code, st, ctr, n)					\
 	{								\
 		.name = nm,						\
 		.type = IB_QPT_RC,					\
-		.steps = FX_STEPS(					\
-			SEND8(0), SEND8(0x10),				\
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),		\
 			TX8(0, 0), TX8(1, 0x10),			\
-			NAK(0, FX_NAK(code)),				\
+			FX_RX_NAK(0, FX_NAK(code)),			\
 			SCQE_ERR(1, st),				\
 			SCQE_ERR(2, IB_WC_WR_FLUSH_ERR),		\
 			FX_COUNT(ctr, n),				\
@@ -46,9 +55,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 	{
 		.name = "ack_completes_send",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
 			FX_NO_CQE(),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1),
 			FX_STATE(IB_QPS_RTS)),
 	},
@@ -57,7 +67,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
 			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200),
-			ACK(2),
+			FX_RX_ACK(2),
 			SCQE8(1), SCQE8(2), SCQE8(3)),
 	},
 	{
@@ -65,10 +75,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
 			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1),
 			FX_NO_CQE(),
-			ACK(2),
+			FX_RX_ACK(2),
 			SCQE8(2), SCQE8(3)),
 	},
 	{
@@ -80,38 +90,41 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			      .buf = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
-			ACK(1),
+			FX_RX_ACK(1),
 			FX_NO_CQE(),
-			ACK(2),
+			FX_RX_ACK(2),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
 	},
 	{
 		.name = "ack_duplicate_ignored",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			ACK(0),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_ACK(0),
 			SCQE8(1),
-			ACK(0),
+			FX_RX_ACK(0),
 			FX_NO_TX(),
 			FX_STATE(IB_QPS_RTS)),
 	},
 	{
 		.name = "ack_beyond_sent_ignored",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			ACK(5),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_ACK(5),
 			FX_NO_CQE(),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1)),
 	},
 	{
 		.name = "ack_reserved_syndrome_ignored",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, 0x40),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, 0x40),
 			FX_NO_CQE(),
 			FX_STATE(IB_QPS_RTS),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1)),
 	},
 	/* ---- NAK codes (IBTA 9.7.5.2.3-6, table 44) ---- */
@@ -130,7 +143,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
-			NAK(1, FX_NAK_ACC),
+			FX_RX_NAK(1, FX_NAK_ACC),
 			SCQE8(1),
 			SCQE_ERR(2, IB_WC_REM_ACCESS_ERR),
 			FX_STATE(IB_QPS_ERR)),
@@ -142,7 +155,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 					  .buf = DST),
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .dlen = 8, .ackreq = true),
-			NAK(0, FX_NAK_ACC),
+			FX_RX_NAK(0, FX_NAK_ACC),
 			FX_SCQE(.wr = 1, .status = IB_WC_REM_ACCESS_ERR,
 				.wc_op = IB_WC_RDMA_READ),
 			FX_MEM_ORIG(.buf = DST, .len = 8)),
@@ -154,12 +167,12 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
 			SEND8(0x300),
 			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200), TX8(3, 0x300),
-			NAK(2, FX_NAK_SEQ),
+			FX_RX_NAK(2, FX_NAK_SEQ),
 			SCQE8(1), SCQE8(2),
 			TX8(2, 0x200), TX8(3, 0x300),
 			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 1),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 2),
-			ACK(3),
+			FX_RX_ACK(3),
 			SCQE8(3), SCQE8(4)),
 	},
 	{
@@ -171,12 +184,12 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			      .buf = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
-			NAK(1, FX_NAK_SEQ),
+			FX_RX_NAK(1, FX_NAK_SEQ),
 			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
 			      .buf = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
-			ACK(2),
+			FX_RX_ACK(2),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
 	},
 	{
@@ -184,21 +197,22 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
-			NAK(0, FX_NAK_SEQ),
+			FX_RX_NAK(0, FX_NAK_SEQ),
 			TX8(0, 0), TX8(1, 0x10),
 			/* the NAK of a packet already in flight again */
-			NAK(0, FX_NAK_SEQ),
+			FX_RX_NAK(0, FX_NAK_SEQ),
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
-			ACK(1),
+			FX_RX_ACK(1),
 			SCQE8(1), SCQE8(2)),
 	},
 	{
 		.name = "nak_seq_retry_count_exhausted",
 		.type = IB_QPT_RC,
 		.retry = SROCE_FX_ZERO,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, FX_NAK_SEQ),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_NAK_SEQ),
 			SCQE_ERR(1, IB_WC_RETRY_EXC_ERR),
 			FX_COUNT(SROCE_CNT_COMPLETER_RETRY_ERR, 1),
 			FX_STATE(IB_QPS_ERR)),
@@ -209,36 +223,38 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.retry = 1,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
-			NAK(0, FX_NAK_SEQ),
+			FX_RX_NAK(0, FX_NAK_SEQ),
 			TX8(0, 0), TX8(1, 0x10),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1),
 			/* the ACK was progress: one retry is allowed again */
-			NAK(1, FX_NAK_SEQ),
+			FX_RX_NAK(1, FX_NAK_SEQ),
 			TX8(1, 0x10),
-			ACK(1),
+			FX_RX_ACK(1),
 			SCQE8(2)),
 	},
 	/* ---- RNR NAK (IBTA 9.7.5.2.8) ---- */
 	{
 		.name = "rnr_nak_waits_then_resends",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, FX_RNR(21)),	/* 15.36 ms */
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(21)),	/* 15.36 ms */
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 1),
 			FX_WAIT(60),
 			TX8(0, 0),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1)),
 	},
 	{
 		.name = "rnr_retry_count_exhausted",
 		.type = IB_QPT_RC,
 		.rnr_retry = SROCE_FX_ZERO,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, FX_RNR(1)),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
 			SCQE_ERR(1, IB_WC_RNR_RETRY_EXC_ERR),
 			FX_COUNT(SROCE_CNT_RNR_RETRY_ERR, 1),
 			FX_STATE(IB_QPS_ERR)),
@@ -247,22 +263,30 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.name = "rnr_retry_counts_down",
 		.type = IB_QPT_RC,
 		.rnr_retry = 1,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, FX_RNR(1)),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
 			FX_WAIT(20),
 			TX8(0, 0),
-			NAK(0, FX_RNR(1)),
+			FX_RX_NAK(0, FX_RNR(1)),
 			SCQE_ERR(1, IB_WC_RNR_RETRY_EXC_ERR),
 			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 2)),
 	},
 	{
 		.name = "rnr_retry_7_is_infinite",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
-			NAK(0, FX_RNR(1)), FX_WAIT(20), TX8(0, 0),
-			NAK(0, FX_RNR(1)), FX_WAIT(20), TX8(0, 0),
-			NAK(0, FX_RNR(1)), FX_WAIT(20), TX8(0, 0),
-			ACK(0),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_ACK(0),
 			SCQE8(1),
 			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 3)),
 	},
@@ -271,11 +295,11 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
-			NAK(1, FX_RNR(1)),
+			FX_RX_NAK(1, FX_RNR(1)),
 			SCQE8(1),
 			FX_WAIT(20),
 			TX8(1, 0x10),
-			ACK(1),
+			FX_RX_ACK(1),
 			SCQE8(2)),
 	},
 	/* ---- READ responses (IBTA 9.7.5.1.3, C9-177) ---- */
@@ -286,14 +310,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 					  .buf = DST, .off = 0x200),
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .off = 0x200, .dlen = 600, .ackreq = true),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0,
-			      .syn = FX_ACK, .msn = 1, .len = MTU),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 1,
-			      .len = MTU, .data = MTU),
+			RD_FIRST_IN,
+			RD_MIDDLE_IN,
 			FX_NO_CQE(),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2,
-			      .syn = FX_ACK, .msn = 1, .len = 88,
-			      .data = 2 * MTU),
+			RD_LAST_IN,
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
 			FX_MEM(.buf = DST, .len = 600)),
 	},
@@ -304,21 +324,15 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 					  .buf = DST, .off = 0x200),
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .off = 0x200, .dlen = 600, .ackreq = true),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0,
-			      .syn = FX_ACK, .msn = 1, .len = MTU),
+			RD_FIRST_IN,
 			/* the MIDDLE is lost */
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2,
-			      .syn = FX_ACK, .msn = 1, .len = 88,
-			      .data = 2 * MTU),
+			RD_LAST_IN,
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
 			      .off = 0x200 + MTU, .dlen = 600 - MTU,
 			      .ackreq = true),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 1,
-			      .len = MTU, .data = MTU),
-			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2,
-			      .syn = FX_ACK, .msn = 1, .len = 88,
-			      .data = 2 * MTU),
+			RD_MIDDLE_IN,
+			RD_LAST_IN,
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
 			FX_MEM(.buf = DST, .len = 600)),
 	},
@@ -358,7 +372,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .dlen = 8, .ackreq = true),
 			TX8(1, 0),
-			ACK(1),
+			FX_RX_ACK(1),
 			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .dlen = 8, .ackreq = true),
 			TX8(1, 0),
@@ -366,7 +380,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
 			      .syn = FX_ACK, .msn = 1, .len = 8),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 8),
-			ACK(1),
+			FX_RX_ACK(1),
 			SCQE8(2),
 			FX_MEM(.buf = DST, .len = 8)),
 	},
@@ -403,11 +417,12 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 	{
 		.name = "atomic_ack_for_a_send_ignored",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
 			FX_RX(.op = OP_RC(ATOMIC_ACKNOWLEDGE), .psn = 0,
 			      .syn = FX_ACK, .msn = 1, .a = 42),
 			FX_NO_CQE(),
-			ACK(0),
+			FX_RX_ACK(0),
 			SCQE8(1)),
 	},
 	/* ---- local ACK timeout (IBTA 9.7.6.1.3) ---- */
@@ -416,7 +431,8 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.timeout = 1,	/* 8.192 us: one jiffy */
 		.retry = 1,
-		.steps = FX_STEPS(SEND8(0), TX8(0, 0),
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
 			FX_WAIT(100),
 			TX8(0, 0),
 			SCQE_ERR(1, IB_WC_RETRY_EXC_ERR),
@@ -426,21 +442,4 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 	},
 };
 
-KUNIT_ARRAY_PARAM(sroce_comp, sroce_comp_cases, sroce_fx_case_desc);
-
-static void sroce_comp_test(struct kunit *test)
-{
-	sroce_fx_run(test);
-}
-
-static struct kunit_case sroce_comp_test_cases[] = {
-	KUNIT_CASE_PARAM(sroce_comp_test, sroce_comp_gen_params),
-	{}
-};
-
-static struct kunit_suite sroce_comp_suite = {
-	.name = "sroce_comp",
-	.test_cases = sroce_comp_test_cases,
-};
-
-kunit_test_suite(sroce_comp_suite);
+SROCE_FX_SUITE(sroce_comp, sroce_comp_cases);

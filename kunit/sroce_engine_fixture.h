@@ -198,6 +198,23 @@ void sroce_fx_case_desc(const struct sroce_fx_case *c, char *desc);
 /* Run the case test->param_value (a struct sroce_fx_case). */
 void sroce_fx_run(struct kunit *test);
 
+/* The KUnit suite @sname: one parameterised test over the array @cases. */
+#define SROCE_FX_SUITE(sname, cases)					\
+	KUNIT_ARRAY_PARAM(sname, cases, sroce_fx_case_desc);		\
+	static void sname##_test(struct kunit *test)			\
+	{								\
+		sroce_fx_run(test);					\
+	}								\
+	static struct kunit_case sname##_test_cases[] = {		\
+		KUNIT_CASE_PARAM(sname##_test, sname##_gen_params),	\
+		{}							\
+	};								\
+	static struct kunit_suite sname##_suite = {			\
+		.name = #sname,						\
+		.test_cases = sname##_test_cases,			\
+	};								\
+	kunit_test_suite(sname##_suite)
+
 /* ---- script notation ---- */
 
 #define FX_STEPS(...)	((const struct sroce_fx_step[]){ __VA_ARGS__, { } })
@@ -223,6 +240,19 @@ void sroce_fx_run(struct kunit *test);
 #define FX_MEM_ORIG(...) { .kind = SROCE_FX_MEM_ORIG, __VA_ARGS__ }
 #define FX_MEM64(o, v)	{ .kind = SROCE_FX_MEM_U64, .buf = (o), .a = (v) }
 #define FX_SET64(o, v)	{ .kind = SROCE_FX_SET_U64, .buf = (o), .a = (v) }
+
+/* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */
+#define FX_ACKED(p, m)	FX_TX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \
+			      .syn = FX_ACK, .msn = (m))
+#define FX_NAKED(p, s, m) FX_TX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \
+				.syn = (s), .msn = (m))
+#define FX_RX_ACK(p)	FX_RX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \
+			      .syn = FX_ACK)
+#define FX_RX_NAK(p, s)	FX_RX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), .syn = (s))
+/* Receive CQEs: a successful IB_WC_RECV, an error or flush */
+#define FX_RCQE_OK(w, l) FX_RCQE(.wr = (w), .wc_op = IB_WC_RECV, .len = (l))
+#define FX_RCQE_ERR(w, s) FX_RCQE(.wr = (w), .status = (s), \
+				  .wc_op = IB_WC_RECV)
 
 #define OP_RC(op)	IB_OPCODE_RC_##op
 #define OP_UC(op)	IB_OPCODE_UC_##op

@@ -20,9 +20,6 @@
 #define ORIG	0x1122334455667788ULL
 #define MTU	256
 
-#define ACK(p, m) \
-	FX_RX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), .syn = FX_ACK, .msn = (m))
-
 static const struct sroce_fx_case sroce_req_cases[] = {
 	/* ---- SEND: cutting at the MTU, AckReq on the last packet ---- */
 	{
@@ -30,7 +27,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 0),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND)),
 	},
 	{
@@ -40,7 +37,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 					  .buf = 0x40),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = MTU,
 			      .buf = 0x40, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = MTU)),
 	},
 	{
@@ -50,7 +47,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 1, .len = 1,
 			      .buf = MTU, .ackreq = true),
-			ACK(1, 1),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = MTU + 1)),
 	},
 	{
@@ -64,7 +61,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			      .buf = 0x200),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 0x300, .ackreq = true),
-			ACK(2, 1),
+			FX_RX_ACK(2),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
 	},
 	{
@@ -76,7 +73,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TX(.op = OP_RC(SEND_LAST_WITH_IMMEDIATE), .psn = 1,
 			      .len = 44, .buf = MTU, .imm = 0xcafe,
 			      .ackreq = true),
-			ACK(1, 1),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 300)),
 	},
 	{
@@ -87,7 +84,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 1, .len = 44,
 			      .buf = MTU, .se = true, .ackreq = true),
-			ACK(1, 1),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 300)),
 	},
 	{
@@ -97,7 +94,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 					  .imm = 0xabc01),
 			FX_TX(.op = OP_RC(SEND_ONLY_WITH_INVALIDATE), .psn = 0,
 			      .len = 8, .imm = 0xabc01, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 8)),
 	},
 	{
@@ -109,7 +106,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 					  .flags = IB_SEND_INLINE),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 40,
 			      .buf = 0x40, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 40)),
 	},
 	/* ---- RDMA WRITE, READ, atomics ---- */
@@ -118,14 +115,15 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_WRITE, .len = 600,
 					  .off = 0x100),
-			FX_TX(.op = OP_RC(RDMA_WRITE_FIRST), .psn = 0, .len = MTU,
-			      .off = 0x100, .dlen = 600),
+			FX_TX(.op = OP_RC(RDMA_WRITE_FIRST), .psn = 0,
+			      .len = MTU, .off = 0x100, .dlen = 600),
 			FX_TX(.op = OP_RC(RDMA_WRITE_MIDDLE), .psn = 1,
 			      .len = MTU, .buf = MTU),
 			FX_TX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
-			ACK(2, 1),
-			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 600)),
+			FX_RX_ACK(2),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE,
+				.len = 600)),
 	},
 	{
 		.name = "rc_write_with_imm_only",
@@ -135,7 +133,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TX(.op = OP_RC(RDMA_WRITE_ONLY_WITH_IMMEDIATE),
 			      .psn = 0, .len = 16, .off = 0x40, .dlen = 16,
 			      .imm = 5, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 16)),
 	},
 	{
@@ -156,7 +154,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			      .syn = FX_ACK, .msn = 1, .len = 88,
 			      .data = 2 * MTU),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
-			ACK(3, 2),
+			FX_RX_ACK(3),
 			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 8),
 			FX_MEM(.buf = DST, .len = 600),
 			FX_MEM_ORIG(.buf = DST + 600, .len = 64)),
@@ -210,7 +208,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			      .len = MTU, .buf = MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 0, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
 	},
 	{
@@ -223,11 +221,12 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			       .buf = MTU, .acks = 2),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 129, .len = MTU,
 			      .buf = 129 * MTU, .ackreq = true),
-			ACK(129, 1),
-			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 130 * MTU)),
+			FX_RX_ACK(129),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND,
+				.len = 130 * MTU)),
 	},
 	{
-		/* at most SROCE_REQ_WINDOW (256) PSNs past the oldest unacked */
+		/* SROCE_REQ_WINDOW: 256 PSNs past the oldest unacked */
 		.name = "rc_window_of_256_psns",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 300 * MTU),
@@ -235,14 +234,15 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 1, .n = 255,
 			       .buf = MTU, .acks = 4),
 			FX_NO_TX(),
-			ACK(127, 0),
+			FX_RX_ACK(127),
 			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 256, .n = 43,
 			       .buf = 256 * MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 299, .len = MTU,
 			      .buf = 299 * MTU, .ackreq = true),
 			FX_NO_CQE(),
-			ACK(299, 1),
-			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 300 * MTU)),
+			FX_RX_ACK(299),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND,
+				.len = 300 * MTU)),
 	},
 	{
 		.name = "rc_initiator_depth_one",
@@ -280,7 +280,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 8),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8,
 			      .ackreq = true),
-			ACK(1, 2),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 8)),
 	},
 	{
@@ -293,7 +293,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			      .ackreq = true),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8,
 			      .ackreq = true),
-			ACK(1, 2),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 8)),
 	},
 	{
@@ -309,7 +309,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_MODIFY(IB_QPS_RTS),
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8,
 			      .buf = 0x20, .ackreq = true),
-			ACK(1, 2),
+			FX_RX_ACK(1),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 8),
 			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 8)),
 	},
@@ -323,7 +323,7 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
 			      .ackreq = true),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 0),
-			ACK(0, 1),
+			FX_RX_ACK(0),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 8)),
 	},
 	/* ---- UC and UD complete when sent ---- */
@@ -343,11 +343,12 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 		.type = IB_QPT_UC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_WRITE_WITH_IMM,
 					  .len = 300, .off = 0x80, .imm = 9),
-			FX_TX(.op = OP_UC(RDMA_WRITE_FIRST), .psn = 0, .len = MTU,
-			      .off = 0x80, .dlen = 300),
+			FX_TX(.op = OP_UC(RDMA_WRITE_FIRST), .psn = 0,
+			      .len = MTU, .off = 0x80, .dlen = 300),
 			FX_TX(.op = OP_UC(RDMA_WRITE_LAST_WITH_IMMEDIATE),
 			      .psn = 1, .len = 44, .buf = MTU, .imm = 9),
-			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 300)),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE,
+				.len = 300)),
 	},
 	{
 		.name = "uc_read_refused",
@@ -433,12 +434,10 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 				.wc_op = IB_WC_SEND),
 			FX_SCQE(.wr = 3, .status = IB_WC_WR_FLUSH_ERR,
 				.wc_op = IB_WC_RDMA_WRITE),
-			FX_RCQE(.wr = 0x100, .status = IB_WC_WR_FLUSH_ERR,
-				.wc_op = IB_WC_RECV),
-			FX_RCQE(.wr = 0x101, .status = IB_WC_WR_FLUSH_ERR,
-				.wc_op = IB_WC_RECV),
+			FX_RCQE_ERR(0x100, IB_WC_WR_FLUSH_ERR),
+			FX_RCQE_ERR(0x101, IB_WC_WR_FLUSH_ERR),
 			/* a late ACK changes nothing */
-			ACK(2, 3),
+			FX_RX_ACK(2),
 			FX_STATE(IB_QPS_ERR)),
 	},
 	{
@@ -449,26 +448,8 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_SCQE(.wr = 1, .status = IB_WC_WR_FLUSH_ERR,
 				.wc_op = IB_WC_SEND),
 			FX_RECV(.n = 1),
-			FX_RCQE(.wr = 0x100, .status = IB_WC_WR_FLUSH_ERR,
-				.wc_op = IB_WC_RECV)),
+			FX_RCQE_ERR(0x100, IB_WC_WR_FLUSH_ERR)),
 	},
 };
 
-KUNIT_ARRAY_PARAM(sroce_req, sroce_req_cases, sroce_fx_case_desc);
-
-static void sroce_req_test(struct kunit *test)
-{
-	sroce_fx_run(test);
-}
-
-static struct kunit_case sroce_req_test_cases[] = {
-	KUNIT_CASE_PARAM(sroce_req_test, sroce_req_gen_params),
-	{}
-};
-
-static struct kunit_suite sroce_req_suite = {
-	.name = "sroce_req",
-	.test_cases = sroce_req_test_cases,
-};
-
-kunit_test_suite(sroce_req_suite);
+SROCE_FX_SUITE(sroce_req, sroce_req_cases);
