@@ -239,10 +239,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(SEND8(0),
 			TX8(0, 0),
-			FX_RX_NAK(0, FX_RNR(21)),	/* 15.36 ms */
+			FX_RX_NAK(0, FX_RNR(25)),	/* 61.44 ms */
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 1),
-			FX_WAIT(60),
+			FX_WAIT(150),
 			TX8(0, 0),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
 			FX_RX_ACK(0),
