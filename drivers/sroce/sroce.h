@@ -100,6 +100,8 @@ enum sroce_counter {
 /* ------------------------------------------------------------------ */
 
 struct sroce_net;
+struct sroce_qp;
+struct sroce_av;
 
 /**
  * struct sroce_dev - one sroce RDMA device bound to one Ethernet netdev
@@ -116,6 +118,9 @@ struct sroce_net;
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
  * @cc: congestion control knobs (sroce_cc.c)
+ * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
+ *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
+ *	instead of sending it; same contract as sroce_net_xmit()
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -134,6 +139,10 @@ struct sroce_dev {
 	enum ib_mtu mtu_cap;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct sroce_cc_params *cc;
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
+			  const struct sroce_av *av, struct sk_buff *skb);
+#endif
 };
 
 static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)

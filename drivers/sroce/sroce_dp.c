@@ -54,6 +54,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -139,6 +140,7 @@ void sroce_rcv(struct sk_buff *skb)
 		      SROCE_DP_RX_INLINE_BUDGET);
 	sroce_qp_put(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
 
 /* Free every packet queued on @q and the QP reference each one held. */
 static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)

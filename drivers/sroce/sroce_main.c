@@ -23,6 +23,7 @@
 #include <linux/random.h>
 #include <net/addrconf.h>
 #include <rdma/rdma_netlink.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_av.h"
@@ -282,6 +283,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
+EXPORT_SYMBOL_IF_KUNIT(sroce_dev_ops);
 
 /* Driver state and core device fields; the netdev is held from here on. */
 static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)

@@ -975,6 +975,10 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	u16 sport;
 	u8 tos;
 
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+	if (dev->kunit_xmit)
+		return dev->kunit_xmit(dev, qp, av, skb);
+#endif
 	skb = sroce_net_prepare_skb(dev, skb);
 	if (!skb)
 		return -ENOMEM;

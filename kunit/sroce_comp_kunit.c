@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite sroce_comp: the completer (sroce_comp.c) driven through the
+ * QP data path.  Each case posts send WQEs on an RC QP, lets the requester
+ * send them, then plays the responder: ACKs (cumulative, duplicate,
+ * ghost), each NAK code, RNR NAKs, READ responses (complete, lost,
+ * malformed) and atomic ACKs, and checks the send CQEs, the QP state and
+ * what is sent again (go-back-N, RNR retry, local ACK timeout).
+ * IBTA vol. 1 9.7.5.1, 9.7.5.2, 9.7.6, 9.9.  Notation:
+ * sroce_engine_fixture.h.
+ */
+#include <kunit/test.h>
+
+#include "sroce_engine_fixture.h"
+
+#define DST	0x8000	/* READ destination, atomic result */
+#define ORIG	0x1122334455667788ULL
+#define MTU	256
+
+#define SEND8(b)	FX_SEND(.op = IB_WR_SEND, .len = 8, .buf = (b))
+#define TX8(p, b)	FX_TX(.op = OP_RC(SEND_ONLY), .psn = (p), .len = 8, \
+			      .buf = (b), .ackreq = true)
+#define SCQE8(w)	FX_SCQE(.wr = (w), .wc_op = IB_WC_SEND, .len = 8)
+#define SCQE_ERR(w, s)	FX_SCQE(.wr = (w), .status = (s), \
+				.wc_op = IB_WC_SEND)
+
+/* The responses to a 600-byte READ at PSN 0 */
+#define RD_FIRST_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0, .syn = FX_ACK, \
+	      .msn = 1, .len = MTU)
+#define RD_MIDDLE_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 1, .len = MTU, \
+	      .data = MTU)
+#define RD_LAST_IN \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2, .syn = FX_ACK, \
+	      .msn = 1, .len = 88, .data = 2 * MTU)
+
+/* Two SENDs out, a NAK for the first: its status, the second flushed. */
+#define NAK_CASE(nm, code, st, ctr, n)					\
+	{								\
+		.name = nm,						\
+		.type = IB_QPT_RC,					\
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),		\
+			TX8(0, 0), TX8(1, 0x10),			\
+			FX_RX_NAK(0, FX_NAK(code)),			\
+			SCQE_ERR(1, st),				\
+			SCQE_ERR(2, IB_WC_WR_FLUSH_ERR),		\
+			FX_COUNT(ctr, n),				\
+			FX_STATE(IB_QPS_ERR),				\
+			FX_FATAL(1)),					\
+	}
+
+static const struct sroce_fx_case sroce_comp_cases[] = {
+	/* ---- ACKs (IBTA 9.7.5.1.1: cumulative) ---- */
+	{
+		.name = "ack_completes_send",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_NO_CQE(),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "ack_is_cumulative",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
+			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200),
+			FX_RX_ACK(2),
+			SCQE8(1), SCQE8(2), SCQE8(3)),
+	},
+	{
+		.name = "ack_partial",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
+			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			FX_NO_CQE(),
+			FX_RX_ACK(2),
+			SCQE8(2), SCQE8(3)),
+	},
+	{
+		.name = "ack_mid_message_completes_nothing",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 600),
+			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
+			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
+			      .buf = MTU),
+			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
+			      .buf = 2 * MTU, .ackreq = true),
+			FX_RX_ACK(1),
+			FX_NO_CQE(),
+			FX_RX_ACK(2),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
+	},
+	{
+		.name = "ack_duplicate_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			FX_RX_ACK(0),
+			FX_NO_TX(),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "ack_beyond_sent_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_ACK(5),
+			FX_NO_CQE(),
+			FX_RX_ACK(0),
+			SCQE8(1)),
+	},
+	{
+		.name = "ack_reserved_syndrome_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, 0x40),
+			FX_NO_CQE(),
+			FX_STATE(IB_QPS_RTS),
+			FX_RX_ACK(0),
+			SCQE8(1)),
+	},
+	/* ---- NAK codes (IBTA 9.7.5.2.3-6, table 44) ---- */
+	NAK_CASE("nak_invalid_request", SROCE_NAK_INVALID_REQ,
+		 IB_WC_REM_INV_REQ_ERR, SROCE_CNT_REMOTE_INVALID_REQ, 1),
+	NAK_CASE("nak_remote_access", SROCE_NAK_REM_ACCESS,
+		 IB_WC_REM_ACCESS_ERR, SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+	NAK_CASE("nak_remote_operational", SROCE_NAK_REM_OP_ERR,
+		 IB_WC_REM_OP_ERR, SROCE_CNT_RCV_SEQ_ERR, 0),
+	NAK_CASE("nak_invalid_rd_request", SROCE_NAK_INVALID_RD_REQ,
+		 IB_WC_REM_INV_RD_REQ_ERR, SROCE_CNT_RCV_SEQ_ERR, 0),
+	NAK_CASE("nak_reserved_code", 0x1f, IB_WC_REM_OP_ERR,
+		 SROCE_CNT_RETRANSMITS, 0),
+	{
+		.name = "nak_acks_what_precedes_it",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_NAK(1, FX_NAK_ACC),
+			SCQE8(1),
+			SCQE_ERR(2, IB_WC_REM_ACCESS_ERR),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "nak_on_read",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 8,
+					  .buf = DST),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 8, .ackreq = true),
+			FX_RX_NAK(0, FX_NAK_ACC),
+			FX_SCQE(.wr = 1, .status = IB_WC_REM_ACCESS_ERR,
+				.wc_op = IB_WC_RDMA_READ),
+			FX_MEM_ORIG(.buf = DST, .len = 8)),
+	},
+	/* ---- sequence errors: go-back-N (IBTA 9.7.5.2.2) ---- */
+	{
+		.name = "nak_seq_resends_from_its_psn",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
+			SEND8(0x300),
+			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200), TX8(3, 0x300),
+			FX_RX_NAK(2, FX_NAK_SEQ),
+			SCQE8(1), SCQE8(2),
+			TX8(2, 0x200), TX8(3, 0x300),
+			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 1),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 2),
+			FX_RX_ACK(3),
+			SCQE8(3), SCQE8(4)),
+	},
+	{
+		.name = "nak_seq_inside_a_message",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 600),
+			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
+			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
+			      .buf = MTU),
+			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
+			      .buf = 2 * MTU, .ackreq = true),
+			FX_RX_NAK(1, FX_NAK_SEQ),
+			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
+			      .buf = MTU),
+			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
+			      .buf = 2 * MTU, .ackreq = true),
+			FX_RX_ACK(2),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
+	},
+	{
+		.name = "nak_seq_one_retry_per_loss",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0), TX8(1, 0x10),
+			/* the NAK of a packet already in flight again */
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2)),
+	},
+	{
+		.name = "nak_seq_retry_count_exhausted",
+		.type = IB_QPT_RC,
+		.retry = SROCE_FX_ZERO,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			SCQE_ERR(1, IB_WC_RETRY_EXC_ERR),
+			FX_COUNT(SROCE_CNT_COMPLETER_RETRY_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "nak_seq_progress_reloads_retry_count",
+		.type = IB_QPT_RC,
+		.retry = 1,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			/* the ACK was progress: one retry is allowed again */
+			FX_RX_NAK(1, FX_NAK_SEQ),
+			TX8(1, 0x10),
+			FX_RX_ACK(1),
+			SCQE8(2)),
+	},
+	/* ---- RNR NAK (IBTA 9.7.5.2.8) ---- */
+	{
+		.name = "rnr_nak_waits_then_resends",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(25)),	/* 61.44 ms */
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 1),
+			FX_WAIT(150),
+			TX8(0, 0),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			FX_RX_ACK(0),
+			SCQE8(1)),
+	},
+	{
+		.name = "rnr_retry_count_exhausted",
+		.type = IB_QPT_RC,
+		.rnr_retry = SROCE_FX_ZERO,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			SCQE_ERR(1, IB_WC_RNR_RETRY_EXC_ERR),
+			FX_COUNT(SROCE_CNT_RNR_RETRY_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rnr_retry_counts_down",
+		.type = IB_QPT_RC,
+		.rnr_retry = 1,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			SCQE_ERR(1, IB_WC_RNR_RETRY_EXC_ERR),
+			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 2)),
+	},
+	{
+		.name = "rnr_retry_7_is_infinite",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_NAK(0, FX_RNR(1)),
+			FX_WAIT(20),
+			TX8(0, 0),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			FX_COUNT(SROCE_CNT_RCV_RNR_ERR, 3)),
+	},
+	{
+		.name = "rnr_nak_acks_what_precedes_it",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_NAK(1, FX_RNR(1)),
+			SCQE8(1),
+			FX_WAIT(20),
+			TX8(1, 0x10),
+			FX_RX_ACK(1),
+			SCQE8(2)),
+	},
+	/* ---- READ responses (IBTA 9.7.5.1.3, C9-177) ---- */
+	{
+		.name = "read_responses_fill_the_buffer",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 600,
+					  .buf = DST, .off = 0x200),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .off = 0x200, .dlen = 600, .ackreq = true),
+			RD_FIRST_IN,
+			RD_MIDDLE_IN,
+			FX_NO_CQE(),
+			RD_LAST_IN,
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
+			FX_MEM(.buf = DST, .len = 600)),
+	},
+	{
+		.name = "read_lost_response_asked_again",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 600,
+					  .buf = DST, .off = 0x200),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .off = 0x200, .dlen = 600, .ackreq = true),
+			RD_FIRST_IN,
+			/* the MIDDLE is lost */
+			RD_LAST_IN,
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
+			      .off = 0x200 + MTU, .dlen = 600 - MTU,
+			      .ackreq = true),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			RD_MIDDLE_IN,
+			RD_LAST_IN,
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
+			FX_MEM(.buf = DST, .len = 600)),
+	},
+	{
+		.name = "read_response_wrong_length",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 600,
+					  .buf = DST),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 600, .ackreq = true),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .len = 100),
+			FX_SCQE(.wr = 1, .status = IB_WC_BAD_RESP_ERR,
+				.wc_op = IB_WC_RDMA_READ),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "read_response_only_where_first_due",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 600,
+					  .buf = DST),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 600, .ackreq = true),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .len = MTU),
+			FX_SCQE(.wr = 1, .status = IB_WC_BAD_RESP_ERR,
+				.wc_op = IB_WC_RDMA_READ),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* an ACK past a READ whose response is missing: implied NAK */
+		.name = "read_implied_nak_by_later_ack",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 8,
+					  .buf = DST),
+			SEND8(0),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 8, .ackreq = true),
+			TX8(1, 0),
+			FX_RX_ACK(1),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 8, .ackreq = true),
+			TX8(1, 0),
+			FX_NO_CQE(),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .len = 8),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 8),
+			FX_RX_ACK(1),
+			SCQE8(2),
+			FX_MEM(.buf = DST, .len = 8)),
+	},
+	{
+		.name = "read_response_nak_syndrome_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 8,
+					  .buf = DST),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .dlen = 8, .ackreq = true),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
+			      .syn = FX_NAK_ACC, .msn = 1, .len = 8),
+			FX_NO_CQE(),
+			FX_MEM_ORIG(.buf = DST, .len = 8),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .len = 8),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 8)),
+	},
+	/* ---- atomic ACKs (IBTA 9.7.5.1.4) ---- */
+	{
+		.name = "atomic_ack_duplicate_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_ATOMIC_FETCH_AND_ADD,
+					  .len = 8, .buf = DST, .a = 1),
+			FX_TX(.op = OP_RC(FETCH_ADD), .psn = 0, .a = 1,
+			      .ackreq = true),
+			FX_RX(.op = OP_RC(ATOMIC_ACKNOWLEDGE), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .a = ORIG),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_FETCH_ADD, .len = 8),
+			FX_RX(.op = OP_RC(ATOMIC_ACKNOWLEDGE), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .a = 42),
+			FX_MEM64(DST, ORIG)),
+	},
+	{
+		.name = "atomic_ack_for_a_send_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RX(.op = OP_RC(ATOMIC_ACKNOWLEDGE), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .a = 42),
+			FX_NO_CQE(),
+			FX_RX_ACK(0),
+			SCQE8(1)),
+	},
+	/* ---- local ACK timeout (IBTA 9.7.6.1.3) ---- */
+	{
+		.name = "ack_timeout_retries_then_fails",
+		.type = IB_QPT_RC,
+		.timeout = 1,	/* 8.192 us: one jiffy */
+		.retry = 1,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_WAIT(100),
+			TX8(0, 0),
+			SCQE_ERR(1, IB_WC_RETRY_EXC_ERR),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			FX_COUNT(SROCE_CNT_COMPLETER_RETRY_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+};
+
+SROCE_FX_SUITE(sroce_comp, sroce_comp_cases);
