@@ -40,6 +40,10 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "sroce_av.h"
+#include "sroce_mr.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 
 #define SROCE_FX_BUF_SIZE	(128 * 1024)
 #define SROCE_FX_PEER_QPN	0x00abcd
