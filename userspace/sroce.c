@@ -61,9 +61,13 @@ static_assert(SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE) &&
 			 IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
 	      SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV),
 	      "send opcodes");
-/* The kernel's enum ib_send_flags uses the same bits. */
-static_assert(IBV_SEND_FENCE == 1 && IBV_SEND_SIGNALED == 2 &&
-	      IBV_SEND_SOLICITED == 4 && IBV_SEND_INLINE == 8, "send flags");
+/* SROCE_SEND_F_* (the kernel's IB_SEND_* bits) are libibverbs' bits. */
+static_assert(SROCE_SAME(IBV_SEND_FENCE, SROCE_SEND_F_FENCE) &&
+	      SROCE_SAME(IBV_SEND_SIGNALED, SROCE_SEND_F_SIGNALED) &&
+	      SROCE_SAME(IBV_SEND_SOLICITED, SROCE_SEND_F_SOLICITED) &&
+	      SROCE_SAME(IBV_SEND_INLINE, SROCE_SEND_F_INLINE), "send flags");
+static_assert(!(SROCE_WR_SEND_FLAGS & IBV_SEND_IP_CSUM),
+	      "no checksum offload");
 static_assert(SROCE_SAME(IBV_WC_SEND, IB_UVERBS_WC_SEND) &&
 	      SROCE_SAME(IBV_WC_RDMA_WRITE, IB_UVERBS_WC_RDMA_WRITE) &&
 	      SROCE_SAME(IBV_WC_RDMA_READ, IB_UVERBS_WC_RDMA_READ) &&
@@ -583,40 +587,23 @@ static int sroce_destroy_ah(struct ibv_ah *ibah)
 /* Post                                                                */
 /* ------------------------------------------------------------------ */
 
-#define SROCE_OP(op)	(1U << (op))
-
-/* Work request opcodes each service type carries (IBTA 9.2, 9.4). */
+/*
+ * Work request opcodes each QP type accepts: the masks the kernel checks
+ * too (sroce-abi.h).
+ */
 static uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
-		return SROCE_OP(IBV_WR_RDMA_WRITE) |
-		       SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) |
-		       SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM) |
-		       SROCE_OP(IBV_WR_RDMA_READ) |
-		       SROCE_OP(IBV_WR_ATOMIC_CMP_AND_SWP) |
-		       SROCE_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) |
-		       SROCE_OP(IBV_WR_SEND_WITH_INV);
+		return SROCE_WR_OPS_RC;
 	case IBV_QPT_UC:
-		return SROCE_OP(IBV_WR_RDMA_WRITE) |
-		       SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) |
-		       SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM);
+		return SROCE_WR_OPS_UC;
 	case IBV_QPT_UD:
-		return SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM);
+		return SROCE_WR_OPS_UD;
 	default:
 		return 0;
 	}
 }
-
-/* Opcodes whose payload may travel inline (no READ, no atomics). */
-#define SROCE_INLINE_OPCODES						\
-	(SROCE_OP(IBV_WR_RDMA_WRITE) | SROCE_OP(IBV_WR_RDMA_WRITE_WITH_IMM) | \
-	 SROCE_OP(IBV_WR_SEND) | SROCE_OP(IBV_WR_SEND_WITH_IMM) |	\
-	 SROCE_OP(IBV_WR_SEND_WITH_INV))
-
-#define SROCE_SEND_FLAGS						\
-	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |	\
-	 IBV_SEND_INLINE)
 
 /*
  * Checks one send WR against the QP before anything is written.  Returns 0
@@ -630,9 +617,10 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	int i;
 
 	if ((unsigned int)wr->opcode >= 32 ||
-	    !(sroce_qp_opcodes(qp->vqp.qp.qp_type) & SROCE_OP(wr->opcode)))
+	    !(sroce_qp_opcodes(qp->vqp.qp.qp_type) &
+	      SROCE_WR_OP_BIT(wr->opcode)))
 		return EINVAL;
-	if (wr->send_flags & ~(unsigned int)SROCE_SEND_FLAGS)
+	if (wr->send_flags & ~SROCE_WR_SEND_FLAGS)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
@@ -644,7 +632,7 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	*inline_len = 0;
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return 0;
-	if (!(SROCE_INLINE_OPCODES & SROCE_OP(wr->opcode)))
+	if (!(SROCE_WR_OPS_INLINE & SROCE_WR_OP_BIT(wr->opcode)))
 		return EINVAL;
 	/*
 	 * Every send slot holds SROCE_MAX_INLINE bytes, whatever inline size

@@ -158,6 +158,10 @@ static inline bool sroce_opcode_valid(u8 opcode)
 	return sroce_opcode[opcode].name;
 }
 
+/* Work request opcodes each QP type accepts, send flags each may carry. */
+bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode);
+bool sroce_wr_flags_ok(u32 opcode, u32 flags);
+
 /**
  * struct sroce_pkt_info - per-packet metadata kept in skb->cb
  * @qp: destination (RX) or source (TX) QP; holds a reference on RX

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce_opcode.c - the BTH opcode table (IBTA vol. 1 9.2, table 38, and
- * annex A17 for the CNP) and the RNR and local ACK timeout tables.
+ * annex A17 for the CNP), the work request opcode table (which QP types
+ * accept each work request opcode, which send flags it may carry) and the
+ * RNR and local ACK timeout tables.
  *
  * One row per opcode: its header layout (which extended headers follow
  * the BTH, their byte offsets and the total header length, spelled out
@@ -19,6 +21,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <rdma/ib_pack.h>
+#include <uapi/rdma/sroce-abi.h>
 #include <kunit/visibility.h>
 
 #include "sroce_hdr.h"
@@ -200,6 +203,137 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 	},
 };
 EXPORT_SYMBOL_IF_KUNIT(sroce_opcode);
+
+/*
+ * Work requests.  The rules are the SROCE_WR_* masks of sroce-abi.h, which
+ * the provider checks as well; they count in enum ib_uverbs_wr_opcode and
+ * IBV_SEND_* bits, and a kernel WR's enum ib_wr_opcode and IB_SEND_* bits
+ * are the same numbers.
+ */
+#define SROCE_WR_SAME(op)	\
+	static_assert((int)IB_WR_##op == (int)IB_UVERBS_WR_##op)
+SROCE_WR_SAME(RDMA_WRITE);
+SROCE_WR_SAME(RDMA_WRITE_WITH_IMM);
+SROCE_WR_SAME(SEND);
+SROCE_WR_SAME(SEND_WITH_IMM);
+SROCE_WR_SAME(RDMA_READ);
+SROCE_WR_SAME(ATOMIC_CMP_AND_SWP);
+SROCE_WR_SAME(ATOMIC_FETCH_AND_ADD);
+SROCE_WR_SAME(SEND_WITH_INV);
+static_assert(IB_SEND_FENCE == SROCE_SEND_F_FENCE);
+static_assert(IB_SEND_SIGNALED == SROCE_SEND_F_SIGNALED);
+static_assert(IB_SEND_SOLICITED == SROCE_SEND_F_SOLICITED);
+static_assert(IB_SEND_INLINE == SROCE_SEND_F_INLINE);
+static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
+
+/**
+ * struct sroce_wr_rule - what one work request opcode is accepted with
+ * @qp_types: bits of enum ib_qp_type whose QPs accept it; 0 when the
+ *	device does not carry it out
+ * @send_flags: IB_SEND_* bits it may carry
+ */
+struct sroce_wr_rule {
+	u8 qp_types;
+	u8 send_flags;
+};
+
+/* True when the uapi mask @ops has opcode @op. */
+#define SROCE_WR_HAS(ops, op)	(!!((ops) & SROCE_WR_OP_BIT(op)))
+
+/* The row of IB_UVERBS_WR_<op>, from the uapi masks; GSI as UD. */
+#define SROCE_WR(op)							\
+	[IB_UVERBS_WR_##op] = {						\
+		.qp_types =						\
+			SROCE_WR_HAS(SROCE_WR_OPS_RC, IB_UVERBS_WR_##op) << \
+				IB_QPT_RC |				\
+			SROCE_WR_HAS(SROCE_WR_OPS_UC, IB_UVERBS_WR_##op) << \
+				IB_QPT_UC |				\
+			SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_##op) << \
+				IB_QPT_UD |				\
+			SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_##op) << \
+				IB_QPT_GSI,				\
+		.send_flags =						\
+			SROCE_WR_HAS(SROCE_WR_OPS_INLINE, IB_UVERBS_WR_##op) ? \
+			SROCE_WR_SEND_FLAGS :				\
+			SROCE_WR_SEND_FLAGS & ~SROCE_SEND_F_INLINE,	\
+	}
+
+/*
+ * Indexed by work request opcode: a row for every opcode userspace can
+ * name, so the masks alone decide which are accepted.
+ */
+static const struct sroce_wr_rule sroce_wr_rules[] = {
+	SROCE_WR(RDMA_WRITE),
+	SROCE_WR(RDMA_WRITE_WITH_IMM),
+	SROCE_WR(SEND),
+	SROCE_WR(SEND_WITH_IMM),
+	SROCE_WR(RDMA_READ),
+	SROCE_WR(ATOMIC_CMP_AND_SWP),
+	SROCE_WR(ATOMIC_FETCH_AND_ADD),
+	SROCE_WR(LOCAL_INV),
+	SROCE_WR(BIND_MW),
+	SROCE_WR(SEND_WITH_INV),
+	SROCE_WR(TSO),
+	SROCE_WR(RDMA_READ_WITH_INV),
+	SROCE_WR(MASKED_ATOMIC_CMP_AND_SWP),
+	SROCE_WR(MASKED_ATOMIC_FETCH_AND_ADD),
+};
+
+static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
+	      BIT(ARRAY_SIZE(sroce_wr_rules)));
+
+/**
+ * sroce_wr_opcode_ok() - does a QP of this type accept this work request?
+ * @type: the QP's type; IB_QPT_GSI is taken as IB_QPT_UD
+ * @opcode: enum ib_wr_opcode of a kernel WR, or enum ib_uverbs_wr_opcode
+ *	of a WQE read out of a ring (the same numbers)
+ *
+ * RC accepts SEND (with immediate, with invalidate), RDMA WRITE (with
+ * immediate), RDMA READ and both atomics; UC accepts SEND and RDMA WRITE,
+ * each also with immediate; UD and GSI accept SEND and SEND with
+ * immediate (IBTA vol. 1 9.4: the operations each transport service
+ * carries; 11.4.1.1 Post Send Request).  SEND with invalidate is RC only:
+ * no UC opcode carries an IETH (9.2).  These are SROCE_WR_OPS_RC, _UC and
+ * _UD of sroce-abi.h, which the provider checks as well.
+ *
+ * Context: any.
+ * Return: true when accepted; false for any other QP type (SMI, raw, XRC)
+ * and for opcodes the device does not carry out (LOCAL_INV, BIND_MW, LSO,
+ * REG_MR, masked atomics...).
+ */
+bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	    (u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].qp_types))
+		return false;
+	return sroce_wr_rules[opcode].qp_types & BIT(type);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
+
+/**
+ * sroce_wr_flags_ok() - may a work request carry these send flags?
+ * @opcode: its opcode, as for sroce_wr_opcode_ok()
+ * @flags: its IB_SEND_* (IBV_SEND_*) bits
+ *
+ * Accepted: IB_SEND_FENCE, IB_SEND_SIGNALED, IB_SEND_SOLICITED, and
+ * IB_SEND_INLINE on opcodes whose payload can be copied in at posting
+ * (not RDMA READ, not the atomics: their local buffer is written).
+ * IB_SEND_IP_CSUM is refused: the device does not advertise
+ * IB_DEVICE_UD_IP_CSUM.  These are SROCE_WR_SEND_FLAGS and
+ * SROCE_WR_OPS_INLINE of sroce-abi.h, which the provider checks as well.
+ *
+ * Context: any.
+ * Return: true when every bit of @flags is accepted for @opcode; false
+ * also for an opcode the device does not carry out.
+ */
+bool sroce_wr_flags_ok(u32 opcode, u32 flags)
+{
+	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	    !sroce_wr_rules[opcode].qp_types)
+		return false;
+	return !(flags & ~(u32)sroce_wr_rules[opcode].send_flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_wr_flags_ok);
 
 /* IBTA 9.7.5.2.8 table 45: minimal RNR NAK timer, in microseconds. */
 static const u32 sroce_rnr_timer_table_us[32] = {

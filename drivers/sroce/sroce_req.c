@@ -35,11 +35,6 @@
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 
-/* Send flags a WQE may carry; IBV_SEND_* equal IB_SEND_*. */
-#define SROCE_REQ_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED |	\
-				 IB_SEND_SOLICITED | IB_SEND_INLINE |	\
-				 IB_SEND_IP_CSUM)
-
 /* Bytes of a send WQE before its SGE/inline area. */
 #define SROCE_REQ_WQE_HDR	offsetof(struct sroce_send_wqe, sge)
 
@@ -88,27 +83,13 @@ static const u16 sroce_req_wr_cls[] = {
 	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
 };
 
-/*
- * Class of a WQE opcode on a QP type, 0 when the QP type does not allow it
- * (IBTA 9.8.3 table 91: UC has SEND and WRITE, UD has SEND; invalidate is
- * RC only here).
- */
+/* Class of a WQE opcode on a QP type, 0 when the QP type does not allow it. */
 static u16 sroce_req_wr_class(enum ib_qp_type type, u32 opcode)
 {
-	u16 cls;
-
-	if (opcode >= ARRAY_SIZE(sroce_req_wr_cls))
+	if (!sroce_wr_opcode_ok(type, opcode) ||
+	    opcode >= ARRAY_SIZE(sroce_req_wr_cls))
 		return 0;
-	cls = sroce_req_wr_cls[opcode];
-	if (type == IB_QPT_RC)
-		return cls;
-	if (cls & SROCE_WR_INV)
-		return 0;
-	if (type == IB_QPT_UC)
-		return cls & (SROCE_WR_SEND | SROCE_WR_WRITE) ? cls : 0;
-	if (type == IB_QPT_UD || type == IB_QPT_GSI)
-		return cls & SROCE_WR_SEND ? cls : 0;
-	return 0;
+	return sroce_req_wr_cls[opcode];
 }
 
 /*
@@ -145,15 +126,12 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 	const struct sroce_send_wqe *wqe = &w->wqe;
 
 	w->cls = sroce_req_wr_class(qp->type, wqe->opcode);
-	if (!w->cls || (wqe->send_flags & ~SROCE_REQ_SEND_FLAGS))
+	if (!w->cls || !sroce_wr_flags_ok(wqe->opcode, wqe->send_flags))
 		return IB_WC_LOC_QP_OP_ERR;
-	if (wqe->send_flags & IB_SEND_INLINE) {
-		if (w->cls & SROCE_WR_RD_ATOMIC)
-			return IB_WC_LOC_QP_OP_ERR;
+	if (wqe->send_flags & IB_SEND_INLINE)
 		w->length = wqe->inline_len;
-	} else if (sroce_sge_total(wqe->sge, wqe->num_sge, &w->length)) {
+	else if (sroce_sge_total(wqe->sge, wqe->num_sge, &w->length))
 		return IB_WC_LOC_LEN_ERR;
-	}
 	if (w->cls & SROCE_WR_ATOMIC) {
 		/* 9.4.5: an 8-byte aligned remote operand, an 8-byte result */
 		if (w->length < sizeof(u64))

@@ -27,10 +27,6 @@
 #include "sroce_queue.h"
 #include "sroce_verbs.h"
 
-/* Send flags a kernel WR may carry (same values as IB_UVERBS_SEND_*). */
-#define SROCE_SEND_FLAGS	(IB_SEND_FENCE | IB_SEND_SIGNALED | \
-				 IB_SEND_SOLICITED | IB_SEND_INLINE)
-
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_RC_RNR_NAK_GEN | \
 				 IB_DEVICE_SYS_IMAGE_GUID | \
 				 IB_DEVICE_PORT_ACTIVE_EVENT)
@@ -818,26 +814,6 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/* Operations each transport offers (IBTA 10.2.2, table 79). */
-static bool sroce_wr_opcode_ok(enum ib_qp_type type, enum ib_wr_opcode op)
-{
-	switch (op) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_SEND_WITH_INV:
-		return type == IB_QPT_RC;
-	default:
-		return false;
-	}
-}
-
 static bool sroce_wr_is_atomic(enum ib_wr_opcode op)
 {
 	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -857,7 +833,7 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 	int i;
 
 	if (!sroce_wr_opcode_ok(qp->type, wr->opcode) ||
-	    (wr->send_flags & ~SROCE_SEND_FLAGS) ||
+	    !sroce_wr_flags_ok(wr->opcode, wr->send_flags) ||
 	    wr->num_sge < 0 || wr->num_sge > SROCE_MAX_SGE)
 		return -EINVAL;
 
@@ -866,11 +842,8 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 	if (total > SROCE_MAX_MSG_SIZE)
 		return -EINVAL;
 
-	if (wr->send_flags & IB_SEND_INLINE) {
-		if (total > SROCE_MAX_INLINE || wr->opcode == IB_WR_RDMA_READ ||
-		    sroce_wr_is_atomic(wr->opcode))
-			return -EINVAL;
-	}
+	if ((wr->send_flags & IB_SEND_INLINE) && total > SROCE_MAX_INLINE)
+		return -EINVAL;
 	/* IBTA 9.4.5: 8-byte operand at an 8-byte aligned address. */
 	if (sroce_wr_is_atomic(wr->opcode) &&
 	    (total < sizeof(u64) || (atomic_wr(wr)->remote_addr & 7)))

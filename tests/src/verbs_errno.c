@@ -1031,6 +1031,25 @@ static int send_write_on_ud(struct t *t, const struct tcase *c)
 	return post_send_bad(t, t->qpu, &wr, &wr);
 }
 
+/* A UD SEND asking for IP checksum offload, which sroce does not offer. */
+static int send_ip_csum_on_ud(struct t *t, const struct tcase *c)
+{
+	struct ibv_sge s = sge_of(t, 0, 16);
+	struct ibv_send_wr wr = ud_send_wr(t, 206, &s, 1);
+	int rc;
+
+	(void)c;
+	if (t->dattr.device_cap_flags & IBV_DEVICE_UD_IP_CSUM) {
+		t->skip = "the device offers UD IP checksum offload";
+		return 0;
+	}
+	wr.send_flags |= IBV_SEND_IP_CSUM;
+	rc = post_send_bad(t, t->qpu, &wr, &wr);
+	if (rc)
+		expect_no_cqe(t, t->cqu, 50, "after the refused post");
+	return rc;
+}
+
 static int send_inline_too_long(struct t *t, const struct tcase *c)
 {
 	struct ibv_qp_init_attr ia;
@@ -1689,6 +1708,9 @@ static const struct tcase cases[] = {
 	  .src = "rxe EINVAL, mlx5 ENOMEM; man ibv_post_send(3): stops at the first failure, returns it in bad_wr" },
 	{ .name = "post_send/rdma-write-on-ud", .run = send_write_on_ud, .expect = X(EINVAL),
 	  .src = "man ibv_post_send(3) opcode table: UD has SEND only; IBTA 10.8.2; rxe EINVAL" },
+	{ .name = "post_send/ip-csum-on-ud", .run = send_ip_csum_on_ud, .expect = X(EINVAL),
+	  .src = "man ibv_post_send(3): IBV_SEND_IP_CSUM is valid only when device_cap_flags offers "
+		 "checksum offload (IBV_DEVICE_UD_IP_CSUM), which sroce does not; EINVAL as for other bad WRs" },
 	{ .name = "post_send/inline-above-max_inline_data", .run = send_inline_too_long, .expect = X(EINVAL, ENOMEM),
 	  .src = "rxe EINVAL, mlx5 ENOMEM: inline data above the QP's max_inline_data" },
 	{ .name = "post_send/beyond-queue-depth", .run = send_overflow, .expect = X(ENOMEM),

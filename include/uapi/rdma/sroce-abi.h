@@ -20,15 +20,21 @@
  *   CQ: kernel produces CQEs, provider consumes.
  *
  * Values stored in WQEs and CQEs are the userspace (ibv_*) values: opcodes are
- * enum ib_uverbs_wr_opcode / ib_uverbs_wc_opcode, send flags
- * enum ib_uverbs_send_flags, statuses enum ib_wc_status (identical in both
+ * enum ib_uverbs_wr_opcode / ib_uverbs_wc_opcode, send flags the
+ * SROCE_SEND_F_* bits, statuses enum ib_wc_status (identical in both
  * worlds), and CQE flags are the SROCE_WC_F_* bits below, which equal the
  * IBV_WC_* bits libibverbs defines.
+ *
+ * Which work requests a QP accepts is defined here once (SROCE_WR_OPS_*,
+ * SROCE_WR_SEND_FLAGS): the provider checks them before it writes a WQE,
+ * the kernel when it posts a kernel WR and again when it reads a WQE out
+ * of a ring.
  */
 #ifndef SROCE_ABI_USER_H
 #define SROCE_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_verbs.h>
 
 /* Bumped whenever any structure in this file changes layout or meaning. */
 #define SROCE_ABI_VERSION	1
@@ -81,8 +87,9 @@ struct sroce_sge {
 /**
  * struct sroce_send_wqe - a send queue entry
  * @wr_id: caller's work request id, returned in the CQE
- * @opcode: enum ib_uverbs_wr_opcode (IBV_WR_*)
- * @send_flags: enum ib_uverbs_send_flags (IBV_SEND_*)
+ * @opcode: enum ib_uverbs_wr_opcode (IBV_WR_*), one of SROCE_WR_OPS_* of
+ *	the QP's type
+ * @send_flags: SROCE_SEND_F_* bits (IBV_SEND_*) within SROCE_WR_SEND_FLAGS
  * @num_sge: number of valid entries in @sge (0..SROCE_MAX_SGE); with
  *	IBV_SEND_INLINE, ignored
  * @inline_len: bytes of inline data in @inline_data when IBV_SEND_INLINE is
@@ -135,6 +142,45 @@ struct sroce_send_wqe {
 		__u8 inline_data[SROCE_MAX_INLINE];
 	};
 };
+
+/*
+ * Work request opcodes each QP type accepts, as bit masks over
+ * enum ib_uverbs_wr_opcode (bit n set: opcode n accepted).  libibverbs'
+ * IBV_WR_* and the kernel's IB_WR_* give these opcodes the same numbers.
+ * GSI QPs accept what UD QPs accept.  SEND with invalidate is RC only: no
+ * UC opcode carries an IETH (IBTA vol. 1 9.2).
+ */
+#define SROCE_WR_OP_BIT(op)	(1U << (op))
+
+#define SROCE_WR_OPS_UD						\
+	(SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND) |			\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_IMM))
+#define SROCE_WR_OPS_UC						\
+	(SROCE_WR_OPS_UD |					\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM))
+#define SROCE_WR_OPS_RC						\
+	(SROCE_WR_OPS_UC |					\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_READ) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) |	\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD))
+/* Opcodes whose payload may be inline: not RDMA READ, not the atomics. */
+#define SROCE_WR_OPS_INLINE					\
+	(SROCE_WR_OPS_UC | SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV))
+
+/* Send flag bits: equal to IBV_SEND_* (libibverbs) and IB_SEND_* (kernel). */
+#define SROCE_SEND_F_FENCE	(1U << 0)
+#define SROCE_SEND_F_SIGNALED	(1U << 1)
+#define SROCE_SEND_F_SOLICITED	(1U << 2)
+#define SROCE_SEND_F_INLINE	(1U << 3)	/* SROCE_WR_OPS_INLINE only */
+
+/*
+ * Send flags a work request may carry.  Bit 4 (IBV_SEND_IP_CSUM) is not
+ * among them: the device offers no checksum offload.
+ */
+#define SROCE_WR_SEND_FLAGS	(SROCE_SEND_F_FENCE | SROCE_SEND_F_SIGNALED | \
+				 SROCE_SEND_F_SOLICITED | SROCE_SEND_F_INLINE)
 
 /**
  * struct sroce_recv_wqe - a receive queue entry
