@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite sroce_rx: validation of received packets (sroce_net_check()
- * in sroce_net.c, IBTA vol. 1 9.2 and annex A17).  Each case builds a real
+ * KUnit suite sroce_rx: validation of received packets (sroce_recv_check()
+ * in sroce_recv.c, IBTA vol. 1 9.2 and annex A17).  Each case builds a real
  * IPv4 or IPv6 + UDP + BTH packet on an skb, as the UDP tunnel hands it to
  * encap_rcv, spoils one thing or nothing, and checks the verdict, the drop
  * counter chosen and, for good packets, the metadata left in skb->cb.
@@ -21,7 +21,7 @@
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
-#include "sroce_net.h"
+#include "sroce_recv.h"
 
 #define SROCE_RX_QPN_RC		0x000111
 #define SROCE_RX_QPN_UD		0x000222
@@ -356,7 +356,7 @@ static void sroce_rx_test(struct kunit *test)
 		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);
 
 	rcu_read_lock();
-	err = sroce_net_check(ctx->dev, skb, &drop);
+	err = sroce_recv_check(ctx->dev, skb, &drop);
 	rcu_read_unlock();
 
 	if (c->drop >= 0) {

@@ -13,7 +13,11 @@
  *   sroce_comp.c     completer: ACK/NAK/read responses -> CQEs, retransmit
  *   sroce_mr.c       MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c    shared rings and their mmap entries, CQs
- *   sroce_net.c      UDP 4791 sockets per netns, RX demux, IP/UDP encap, TX
+ *   sroce_net.c      UDP 4791 sockets per netns and their devices, IP/UDP
+ *                    encap, TX and its route cache
+ *   sroce_recv.c     receive path: packet checks (headers, ICRC, P_Key,
+ *                    QP type and state, Q_Key), congestion control hook,
+ *                    dispatch to the QP's data path
  *   sroce_opcode.c   opcode table, RNR/timeout tables
  *   sroce_icrc.c     ICRC
  *   sroce_cc.c       congestion control (DCQCN)
@@ -656,14 +660,6 @@ int sroce_net_put_trailer(struct sk_buff *skb, u32 payload);
  */
 int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb);
-
-/**
- * sroce_rcv() - hand a validated received packet to the data path
- * @skb: packet; SROCE_PKT(skb) is filled, pkt->qp holds a reference
- *
- * Context: softirq.  Implemented in sroce_dp.c.
- */
-void sroce_rcv(struct sk_buff *skb);
 
 /* ------------------------------------------------------------------ */
 /* Verbs entry points (sroce_verbs.c) and counters                     */
