@@ -137,13 +137,12 @@ static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)
 }
 
 /*
- * Hand up to @budget received responses to the completer (a CNP left
- * after congestion control consumed its own is counted and dropped).
+ * Hand up to @budget received responses to the completer (CNPs never
+ * get here: congestion control consumes them on receipt).
  * Return: true when packets are left.
  */
 static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 {
-	struct sroce_pkt_info *pkt;
 	struct sk_buff *skb;
 	int n;
 
@@ -151,15 +150,10 @@ static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 		skb = skb_dequeue(&qp->rx_queue);
 		if (!skb)
 			return false;
-		pkt = SROCE_PKT(skb);
-		if (pkt->mask & SROCE_MASK_CNP) {
-			sroce_counter_inc(qp->dev, SROCE_CNT_CNP_RCVD);
-			consume_skb(skb);
-		} else if (pkt->mask & SROCE_MASK_ACK) {
+		if (SROCE_PKT(skb)->mask & SROCE_MASK_ACK)
 			sroce_comp_rcv(qp, skb);
-		} else {
+		else
 			kfree_skb(skb);
-		}
 		/* the reference the packet's QP lookup took */
 		sroce_qp_put(qp);
 	}

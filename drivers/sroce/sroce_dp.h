@@ -52,8 +52,8 @@ enum sroce_dp_flag {
  *	spins, and runs in process context keep BH enabled, so every packet
  *	a run sends is delivered before the next one (no reordering between
  *	CPUs' backlogs).  Runs do not sleep (GFP_ATOMIC).
- * @resp_rx: received requests waiting for the responder (responses and
- *	CNPs wait in the QP's rx_queue for the send side)
+ * @resp_rx: received requests waiting for the responder (responses wait
+ *	in the QP's rx_queue for the send side)
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
  * @req: requester and completer state (sroce_req.c, sroce_comp.c), owned
