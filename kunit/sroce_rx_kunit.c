@@ -6,6 +6,9 @@
  * encap_rcv, spoils one thing or nothing, and checks the verdict, the drop
  * counter chosen and, for good packets, the metadata left in skb->cb.
  *
+ * KUnit suite sroce_rx_addr: sroce_recv_addr_ok(), the address check of
+ * connected QPs, as a pure function.
+ *
  * The ICRC of the packets is made with sroce_icrc_compute(), which the
  * sroce_icrc suite checks against an independent reference.
  */
@@ -18,6 +21,7 @@
 #include <asm/unaligned.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
@@ -37,7 +41,29 @@ enum sroce_rx_spoil {
 	SROCE_RX_ONLY_BTH,	/* stop after 6 bytes of BTH */
 	SROCE_RX_TVER,		/* TVer 1 */
 	SROCE_RX_NONLINEAR,	/* payload and ICRC in a page fragment */
+	SROCE_RX_SADDR,		/* IP source neither peer nor us */
+	SROCE_RX_DADDR,		/* IP destination neither peer nor us */
 };
+
+/*
+ * Host part of the test addresses, 192.168.1.x or 2001:db8::x: packets go
+ * from the peer to us, the RC and UC QPs' paths from us to the peer.
+ */
+#define SROCE_RX_HOST_PEER	1
+#define SROCE_RX_HOST_SELF	2
+#define SROCE_RX_HOST_OTHER	9
+
+/* A test address as struct sroce_av stores it (IPv4 v4-mapped). */
+static void sroce_rx_addr(struct in6_addr *a, bool ipv6, u8 host)
+{
+	if (!ipv6) {
+		ipv6_addr_set_v4mapped(htonl(0xc0a80100 | host), a);
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	a->s6_addr32[0] = htonl(0x20010db8);
+	a->s6_addr32[3] = htonl(host);
+}
 
 /* Q_Key of the UD QP; DETHs of the test packets carry it (GSI: 0x80010000) */
 #define SROCE_RX_QKEY	0x11111111U
@@ -178,6 +204,39 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	{ .name = "qpn_max", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_QPN_MASK, .pkey = FULL, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_NO_QP },
+	/* connected QPs: from their path only; datagram QPs: from anyone */
+	{ .name = "rc_saddr_other", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_SADDR, .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_saddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 16, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_daddr_other", .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_DADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_ack_saddr_other", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "uc_saddr_other", .opcode = IB_OPCODE_UC_RDMA_WRITE_ONLY,
+	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .payload = 64,
+	  .spoil = SROCE_RX_SADDR, .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "uc_daddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UC_SEND_ONLY, .qpn = SROCE_RX_QPN_UC,
+	  .pkey = FULL, .payload = 8, .spoil = SROCE_RX_DADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "cnp_to_rc_saddr_other", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "ud_saddr_other", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .payload = 32,
+	  .spoil = SROCE_RX_SADDR, .drop = OK },
+	{ .name = "gsi_saddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UD_SEND_ONLY, .qpn = SROCE_RX_QPN_GSI,
+	  .pkey = FULL, .payload = 32, .spoil = SROCE_RX_SADDR, .drop = OK },
+	{ .name = "cnp_to_ud_saddr_other", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = OK },
 };
 
 #undef OK
@@ -229,6 +288,7 @@ static int sroce_rx_init(struct kunit *test)
 		qp->state = IB_QPS_RTS;
 		qp->attr.qkey = SROCE_RX_QKEY;
 		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
+		spin_lock_init(&qp->state_lock);
 		kref_init(&qp->ref);
 		init_completion(&qp->done);
 		if (xa_err(xa_store(&ctx->dev->qp_xa, sroce_rx_qps[i].qpn, qp,
@@ -267,6 +327,10 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 	u32 hlen = info->name ? info->length : sizeof(struct sroce_bth);
 	u32 pad = c->pad ?: -c->payload & 3;
 	u32 tlen = hlen + c->payload + c->extra + pad + SROCE_ICRC_SIZE;
+	u8 src = c->spoil == SROCE_RX_SADDR ? SROCE_RX_HOST_OTHER :
+					       SROCE_RX_HOST_PEER;
+	u8 dst = c->spoil == SROCE_RX_DADDR ? SROCE_RX_HOST_OTHER :
+					       SROCE_RX_HOST_SELF;
 	struct sroce_pkt_info pkt = {};
 	struct sk_buff *skb;
 	struct udphdr *uh;
@@ -286,10 +350,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		ip6->payload_len = htons(sizeof(*uh) + tlen);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
-		ip6->saddr.s6_addr32[0] = htonl(0x20010db8);
-		ip6->saddr.s6_addr32[3] = htonl(1);
-		ip6->daddr.s6_addr32[0] = htonl(0x20010db8);
-		ip6->daddr.s6_addr32[3] = htonl(2);
+		sroce_rx_addr(&ip6->saddr, true, src);
+		sroce_rx_addr(&ip6->daddr, true, dst);
 	} else {
 		struct iphdr *iph = skb_put_zero(skb, sizeof(*iph));
 
@@ -300,8 +362,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		iph->frag_off = htons(IP_DF);
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
-		iph->saddr = htonl(0xc0a80101);
-		iph->daddr = htonl(0xc0a80102);
+		iph->saddr = htonl(0xc0a80100 | src);
+		iph->daddr = htonl(0xc0a80100 | dst);
 		ip_send_check(iph);
 	}
 
@@ -368,6 +430,24 @@ static void sroce_rx_make_paged(struct kunit *test, struct sk_buff *skb,
 	skb_add_rx_frag(skb, 0, page, 0, n, PAGE_SIZE);
 }
 
+/* The connected QPs' paths, from us to the peer, in the case's family. */
+static void sroce_rx_set_paths(struct sroce_rx_ctx *ctx, bool ipv6)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ctx->qp); i++) {
+		struct sroce_av *av = &ctx->qp[i]->av;
+
+		if (ctx->qp[i]->type != IB_QPT_RC &&
+		    ctx->qp[i]->type != IB_QPT_UC)
+			continue;
+		av->network_type = ipv6 ? RDMA_NETWORK_IPV6 :
+					  RDMA_NETWORK_IPV4;
+		sroce_rx_addr(&av->saddr, ipv6, SROCE_RX_HOST_SELF);
+		sroce_rx_addr(&av->daddr, ipv6, SROCE_RX_HOST_PEER);
+	}
+}
+
 static void sroce_rx_test(struct kunit *test)
 {
 	const struct sroce_rx_case *c = test->param_value;
@@ -377,6 +457,7 @@ static void sroce_rx_test(struct kunit *test)
 	struct sk_buff *skb;
 	int err;
 
+	sroce_rx_set_paths(ctx, c->ipv6);
 	skb = sroce_rx_build(test, c);
 	if (c->spoil == SROCE_RX_NONLINEAR)
 		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);
@@ -434,4 +515,109 @@ static struct kunit_suite sroce_rx_suite = {
 	.test_cases = sroce_rx_test_cases,
 };
 
-kunit_test_suite(sroce_rx_suite);
+/* ------------------------------------------------------------------ */
+/* sroce_rx_addr: sroce_recv_addr_ok()                                 */
+/* ------------------------------------------------------------------ */
+
+/* 198.18.0.x v4-mapped, 2001:db8::x */
+#define V4(x)	{ .s6_addr = { [10] = 0xff, [11] = 0xff, [12] = 198, \
+			       [13] = 18, [15] = (x) } }
+#define V6(x)	{ .s6_addr = { [0] = 0x20, [1] = 0x01, [2] = 0x0d, \
+			       [3] = 0xb8, [15] = (x) } }
+/* the same four low bytes as V4(x), not v4-mapped */
+#define V6_LOW4(x) { .s6_addr = { [0] = 0x20, [1] = 0x01, [12] = 198, \
+				  [13] = 18, [15] = (x) } }
+
+/* @path from us (1) to the peer (2); a packet from @saddr to @daddr */
+struct sroce_rx_addr_case {
+	const char *name;
+	enum ib_qp_type type;
+	struct sroce_av path;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	bool ok;
+};
+
+static const struct sroce_rx_addr_case sroce_rx_addr_cases[] = {
+	{ .name = "rc_v4_from_peer", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(1), .ok = true },
+	{ .name = "rc_v6_from_peer", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(1), .ok = true },
+	{ .name = "uc_v4_from_peer", .type = IB_QPT_UC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(1), .ok = true },
+	{ .name = "uc_v6_from_peer", .type = IB_QPT_UC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(1), .ok = true },
+	{ .name = "rc_v4_from_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(1) },
+	{ .name = "rc_v4_to_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(3) },
+	{ .name = "rc_v4_reversed", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(1), .daddr = V4(2) },
+	{ .name = "rc_v4_from_self", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(1), .daddr = V4(1) },
+	{ .name = "rc_v6_from_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(3), .daddr = V6(1) },
+	{ .name = "uc_v6_to_other", .type = IB_QPT_UC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(3) },
+	{ .name = "uc_v4_from_other", .type = IB_QPT_UC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(1) },
+	{ .name = "rc_v4_packet_v6_path", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V4(2), .daddr = V4(1) },
+	{ .name = "rc_v6_low_bytes_of_v4_path", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V6_LOW4(2), .daddr = V6_LOW4(1) },
+	{ .name = "rc_no_path_yet", .type = IB_QPT_RC,
+	  .saddr = V4(2), .daddr = V4(1) },
+	{ .name = "ud_from_anyone", .type = IB_QPT_UD,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(4), .ok = true },
+	{ .name = "ud_no_path", .type = IB_QPT_UD,
+	  .saddr = V6(3), .daddr = V6(1), .ok = true },
+	{ .name = "gsi_from_anyone", .type = IB_QPT_GSI,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V4(3), .daddr = V4(1), .ok = true },
+};
+
+#undef V4
+#undef V6
+#undef V6_LOW4
+
+static void sroce_rx_addr_case_desc(const struct sroce_rx_addr_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_rx_addr, sroce_rx_addr_cases, sroce_rx_addr_case_desc);
+
+static void sroce_rx_addr_test(struct kunit *test)
+{
+	const struct sroce_rx_addr_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, sroce_recv_addr_ok(c->type, &c->path, &c->saddr,
+						 &c->daddr), c->ok);
+}
+
+static struct kunit_case sroce_rx_addr_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_rx_addr_test, sroce_rx_addr_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_rx_addr_suite = {
+	.name = "sroce_rx_addr",
+	.test_cases = sroce_rx_addr_test_cases,
+};
+
+kunit_test_suites(&sroce_rx_suite, &sroce_rx_addr_suite);

@@ -11,8 +11,9 @@
  *      TVer, pad and lengths (IBTA 9.2)
  *   3. the ICRC (annex A17.3.3) and the P_Key (RoCE: the default only)
  *   4. the destination QP (its lookup takes a reference), the opcode's
- *      transport against the QP type, the QP state (IBTA 10.3.1), the
- *      Q_Key of a datagram QP (IBTA 10.2.5)
+ *      transport against the QP type, the QP state (IBTA 10.3.1), the IP
+ *      addresses of a connected QP (its path only), the Q_Key of a
+ *      datagram QP (IBTA 10.2.5)
  *   5. congestion control (sroce_cc_rcv()): CNPs end there, CE marks are
  *      answered
  *   6. the QP's queues: requests for its responder, responses for its
@@ -23,7 +24,8 @@
  *
  * Context: softirq, under rcu_read_lock() (the device and the QP lookup).
  * QP state and attributes are read without qp->state_lock: these are
- * filters, and the data path takes its own snapshot under the lock.
+ * filters, and the data path takes its own snapshot under the lock (see
+ * sroce_recv_addr_check() for the one check that looks at the lock).
  */
 
 #include <linux/ip.h>
@@ -31,6 +33,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
+#include <net/ipv6.h>
 #include <asm/unaligned.h>
 #include <kunit/visibility.h>
 
@@ -203,6 +206,92 @@ static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 	       state != IB_QPS_RTR;
 }
 
+/**
+ * sroce_recv_addr_ok() - does a packet travel the path of its QP?
+ * @type: the QP's type
+ * @path: the QP's path: @path->saddr its own address (the source GID),
+ *	@path->daddr the peer's; only these two are read
+ * @saddr: the packet's IP source address
+ * @daddr: the packet's IP destination address
+ *
+ * A connected QP (RC, UC) talks to one peer: a packet must come from the
+ * path's destination and go to its source.  Datagram QPs (UD, GSI) take
+ * packets from anyone.  IPv4 addresses are v4-mapped, as in struct
+ * sroce_av, so an IPv4 packet never matches an IPv6 path.  IBTA 9.6 (the
+ * address checks of connected services) with the GRH fields carried by IP
+ * (annex A17.4.5).
+ *
+ * Pure.  Context: any.
+ * Return: true when the packet may go on to the QP.
+ */
+VISIBLE_IF_KUNIT bool sroce_recv_addr_ok(enum ib_qp_type type,
+					 const struct sroce_av *path,
+					 const struct in6_addr *saddr,
+					 const struct in6_addr *daddr)
+{
+	if (type != IB_QPT_RC && type != IB_QPT_UC)
+		return true;
+	return ipv6_addr_equal(saddr, &path->daddr) &&
+	       ipv6_addr_equal(daddr, &path->saddr);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_recv_addr_ok);
+
+/* The packet's IP addresses, IPv4 as v4-mapped IPv6. */
+static void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
+				struct in6_addr *saddr, struct in6_addr *daddr)
+{
+	if (network_type == RDMA_NETWORK_IPV4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, daddr);
+	} else {
+		*saddr = ipv6_hdr(skb)->saddr;
+		*daddr = ipv6_hdr(skb)->daddr;
+	}
+}
+
+/* Copy an address modify_qp may be rewriting, one 32-bit word at a time. */
+static void sroce_recv_read_addr(struct in6_addr *to,
+				 const struct in6_addr *from)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(from->s6_addr32); i++)
+		to->s6_addr32[i] = READ_ONCE(from->s6_addr32[i]);
+}
+
+/*
+ * The address check of a connected QP.  modify_qp rewrites qp->av under
+ * qp->state_lock (INIT to RTR, SQD to SQD), and the receive path takes no
+ * snapshot of it: qp->av is read without the lock first, word by word, so
+ * that a packet of the QP's peer passes without it.  Only a mismatch, which
+ * may come from a path read half-way through such a rewrite, is checked
+ * again on a copy taken under the lock: a packet is dropped only for the
+ * path as modify_qp left it.  (An IPv4 path differs in one word only, so
+ * its lockless read is never torn.)
+ */
+static bool sroce_recv_addr_check(struct sroce_qp *qp,
+				  const struct sk_buff *skb)
+{
+	const struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	struct in6_addr saddr, daddr;
+	struct sroce_av path;
+	unsigned long flags;
+
+	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+		return true;
+	sroce_recv_ip_addrs(skb, pkt->network_type, &saddr, &daddr);
+	sroce_recv_read_addr(&path.saddr, &qp->av.saddr);
+	sroce_recv_read_addr(&path.daddr, &qp->av.daddr);
+	if (sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr))
+		return true;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	path.saddr = qp->av.saddr;
+	path.daddr = qp->av.daddr;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr);
+}
+
 /* UD and GSI: the DETH Q_Key must be the QP's (GSI: 0x80010000), IBTA 10.2.5. */
 static bool sroce_recv_qkey_ok(const struct sroce_opcode_info *info,
 			       const struct sroce_qp *qp, const u8 *hdr)
@@ -231,6 +320,9 @@ static bool sroce_recv_qp_ok(const struct sroce_opcode_info *info,
 		return false;
 	*drop = SROCE_CNT_RX_DROP_STATE;
 	if (!sroce_recv_state_ok(info, qp))
+		return false;
+	*drop = SROCE_CNT_RX_DROP_ADDR;
+	if (!sroce_recv_addr_check(qp, skb))
 		return false;
 	*drop = SROCE_CNT_RX_DROP_QKEY;
 	return sroce_recv_qkey_ok(info, qp, skb->data);

@@ -7,6 +7,7 @@
 #ifndef SROCE_RECV_H
 #define SROCE_RECV_H
 
+#include <linux/in6.h>
 #include <linux/types.h>
 
 #include "sroce.h"
@@ -17,9 +18,12 @@ struct sock;
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
 
 #if IS_ENABLED(CONFIG_KUNIT)
-/* Static unless KUnit tests them (suite sroce_rx). */
+/* Static unless KUnit tests them (suites sroce_rx, sroce_rx_addr). */
 int sroce_recv_check(struct sroce_dev *dev, struct sk_buff *skb,
 		     enum sroce_counter *drop);
+bool sroce_recv_addr_ok(enum ib_qp_type type, const struct sroce_av *path,
+			const struct in6_addr *saddr,
+			const struct in6_addr *daddr);
 #endif
 
 #endif /* SROCE_RECV_H */
