@@ -44,6 +44,7 @@
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_recv.h"
 
 #define SROCE_FX_BUF_SIZE	(128 * 1024)
 #define SROCE_FX_PEER_QPN	0x00abcd

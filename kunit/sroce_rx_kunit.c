@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite sroce_rx: validation of received packets (sroce_net_check()
- * in sroce_net.c, IBTA vol. 1 9.2 and annex A17).  Each case builds a real
+ * KUnit suite sroce_rx: validation of received packets (sroce_recv_check()
+ * in sroce_recv.c, IBTA vol. 1 9.2 and annex A17).  Each case builds a real
  * IPv4 or IPv6 + UDP + BTH packet on an skb, as the UDP tunnel hands it to
  * encap_rcv, spoils one thing or nothing, and checks the verdict, the drop
  * counter chosen and, for good packets, the metadata left in skb->cb.
+ *
+ * KUnit suite sroce_rx_addr: sroce_recv_addr_ok(), the address check of
+ * connected QPs, as a pure function.
  *
  * The ICRC of the packets is made with sroce_icrc_compute(), which the
  * sroce_icrc suite checks against an independent reference.
@@ -18,11 +21,13 @@
 #include <asm/unaligned.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
 #include "sroce_qp.h"
 #include "sroce_net.h"
+#include "sroce_recv.h"
 
 #define SROCE_RX_QPN_RC		0x000111
 #define SROCE_RX_QPN_UD		0x000222
@@ -38,11 +43,34 @@ enum sroce_rx_spoil {
 	SROCE_RX_ONLY_BTH,	/* stop after 6 bytes of BTH */
 	SROCE_RX_TVER,		/* TVer 1 */
 	SROCE_RX_NONLINEAR,	/* payload and ICRC in a page fragment */
+	SROCE_RX_SADDR,		/* IP source neither peer nor us */
+	SROCE_RX_DADDR,		/* IP destination neither peer nor us */
 };
+
+/*
+ * Host part of the test addresses, 192.168.1.x or 2001:db8::x: packets go
+ * from the peer to us, the RC and UC QPs' paths from us to the peer.
+ */
+#define SROCE_RX_HOST_PEER	1
+#define SROCE_RX_HOST_SELF	2
+#define SROCE_RX_HOST_OTHER	9
+
+/* A test address as struct sroce_av stores it (IPv4 v4-mapped). */
+static void sroce_rx_addr(struct in6_addr *a, bool ipv6, u8 host)
+{
+	if (!ipv6) {
+		ipv6_addr_set_v4mapped(htonl(0xc0a80100 | host), a);
+		return;
+	}
+	memset(a, 0, sizeof(*a));
+	a->s6_addr32[0] = htonl(0x20010db8);
+	a->s6_addr32[3] = htonl(host);
+}
 
 /* Q_Key of the UD QP; DETHs of the test packets carry it (GSI: 0x80010000) */
 #define SROCE_RX_QKEY	0x11111111U
 
+/* A case; what it leaves out is 0: IPv4, no payload, TOS 0, not spoiled */
 struct sroce_rx_case {
 	const char *name;
 	bool ipv6;
@@ -50,11 +78,11 @@ struct sroce_rx_case {
 	u32 qpn;
 	u16 pkey;
 	u32 payload;		/* payload bytes */
-	int pad;		/* PadCnt; -1: what the payload needs */
+	u8 pad;			/* PadCnt; 0: what the payload needs */
 	u32 extra;		/* bytes appended after the headers */
 	u8 tos;			/* IPv4 TOS / IPv6 traffic class */
 	enum sroce_rx_spoil spoil;
-	int drop;		/* -1 accepted, else SROCE_CNT_RX_DROP_* */
+	int drop;		/* OK (-1) accepted, else SROCE_CNT_RX_DROP_* */
 };
 
 #define OK	(-1)
@@ -62,97 +90,155 @@ struct sroce_rx_case {
 
 static const struct sroce_rx_case sroce_rx_cases[] = {
 	/* accepted */
-	{ "rc_send_only_v4", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 16, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_send_only_v6", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 16, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_send_pad1", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 3, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_send_pad3", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 1, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_send_empty", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_write_first", false, IB_OPCODE_RC_RDMA_WRITE_FIRST,
-	  SROCE_RX_QPN_RC, FULL, 1024, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_ack", false, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC, FULL,
-	  0, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_atomic_ack_v6", true, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
-	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_read_req", false, IB_OPCODE_RC_RDMA_READ_REQUEST,
-	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0x02, SROCE_RX_OK, OK },
-	{ "rc_ce_marked", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 8, -1, 0, 0x03, SROCE_RX_OK, OK },
-	{ "rc_ce_marked_v6", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 8, -1, 0, 0x03, SROCE_RX_OK, OK },
-	{ "limited_pkey", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  0x7fff, 8, -1, 0, 0, SROCE_RX_OK, OK },
-	{ "ud_send_only", false, IB_OPCODE_UD_SEND_ONLY, SROCE_RX_QPN_UD,
-	  FULL, 256, -1, 0, 0, SROCE_RX_OK, OK },
-	{ "ud_to_gsi", true, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
-	  SROCE_RX_QPN_GSI, FULL, 256, -1, 0, 0, SROCE_RX_OK, OK },
-	{ "uc_write_only", false, IB_OPCODE_UC_RDMA_WRITE_ONLY,
-	  SROCE_RX_QPN_UC, FULL, 64, -1, 0, 0, SROCE_RX_OK, OK },
-	{ "cnp_to_rc", false, SROCE_CNP_OPCODE, SROCE_RX_QPN_RC, FULL, 0, 0,
-	  0, 0x03, SROCE_RX_OK, OK },
-	{ "cnp_to_ud_v6", true, SROCE_CNP_OPCODE, SROCE_RX_QPN_UD, FULL, 0, 0,
-	  0, 0, SROCE_RX_OK, OK },
-	{ "paged_payload", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 700, -1, 0, 0, SROCE_RX_NONLINEAR, OK },
-	{ "paged_payload_v6", true, IB_OPCODE_RC_RDMA_WRITE_ONLY,
-	  SROCE_RX_QPN_RC, FULL, 61, -1, 0, 0, SROCE_RX_NONLINEAR, OK },
+	{ .name = "rc_send_only_v4", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16, .tos = 0x02,
+	  .drop = OK },
+	{ .name = "rc_send_only_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 16, .tos = 0x02, .drop = OK },
+	{ .name = "rc_send_pad1", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 3, .tos = 0x02,
+	  .drop = OK },
+	{ .name = "rc_send_pad3", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 1, .tos = 0x02, .drop = OK },
+	{ .name = "rc_send_empty", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "rc_write_first", .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 1024, .tos = 0x02,
+	  .drop = OK },
+	{ .name = "rc_ack", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "rc_atomic_ack_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "rc_read_req", .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "rc_ce_marked", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8, .tos = 0x03,
+	  .drop = OK },
+	{ .name = "rc_ce_marked_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 8, .tos = 0x03, .drop = OK },
+	{ .name = "limited_pkey", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = 0x7fff, .payload = 8, .drop = OK },
+	{ .name = "ud_send_only", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .payload = 256, .drop = OK },
+	{ .name = "ud_to_gsi", .ipv6 = true,
+	  .opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	  .qpn = SROCE_RX_QPN_GSI, .pkey = FULL, .payload = 256, .drop = OK },
+	{ .name = "uc_write_only", .opcode = IB_OPCODE_UC_RDMA_WRITE_ONLY,
+	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .payload = 64, .drop = OK },
+	{ .name = "cnp_to_rc", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x03, .drop = OK },
+	{ .name = "cnp_to_ud_v6", .ipv6 = true, .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .drop = OK },
+	{ .name = "paged_payload", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 700,
+	  .spoil = SROCE_RX_NONLINEAR, .drop = OK },
+	{ .name = "paged_payload_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 61, .spoil = SROCE_RX_NONLINEAR,
+	  .drop = OK },
 	/* malformed */
-	{ "icrc_bad", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 16,
-	  -1, 0, 0, SROCE_RX_ICRC, SROCE_CNT_RX_DROP_ICRC },
-	{ "icrc_bad_v6", true, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC,
-	  FULL, 0, -1, 0, 0, SROCE_RX_ICRC, SROCE_CNT_RX_DROP_ICRC },
-	{ "udp_len_long", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 16, -1, 0, 0, SROCE_RX_UDP_LEN, SROCE_CNT_RX_DROP_MALFORMED },
-	{ "udp_len_short", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  FULL, 16, -1, 0, 0, SROCE_RX_UDP_SHORT,
-	  SROCE_CNT_RX_DROP_MALFORMED },
-	{ "truncated", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL,
-	  16, -1, 0, 0, SROCE_RX_TRUNC, SROCE_CNT_RX_DROP_MALFORMED },
-	{ "bth_cut", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 0,
-	  -1, 0, 0, SROCE_RX_ONLY_BTH, SROCE_CNT_RX_DROP_MALFORMED },
-	{ "reth_missing", false, IB_OPCODE_RC_RDMA_READ_REQUEST,
-	  SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0, SROCE_RX_TRUNC,
-	  SROCE_CNT_RX_DROP_MALFORMED },
-	{ "tver_1", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, FULL, 16,
-	  -1, 0, 0, SROCE_RX_TVER, SROCE_CNT_RX_DROP_MALFORMED },
-	{ "ack_with_pad", false, IB_OPCODE_RC_ACKNOWLEDGE, SROCE_RX_QPN_RC,
-	  FULL, 0, 2, 2, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_MALFORMED },
-	{ "ack_with_payload", false, IB_OPCODE_RC_ACKNOWLEDGE,
-	  SROCE_RX_QPN_RC, FULL, 0, -1, 4, 0, SROCE_RX_OK,
-	  SROCE_CNT_RX_DROP_MALFORMED },
-	{ "read_req_with_payload", true, IB_OPCODE_RC_RDMA_READ_REQUEST,
-	  SROCE_RX_QPN_RC, FULL, 0, -1, 8, 0, SROCE_RX_OK,
-	  SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "icrc_bad", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_ICRC, .drop = SROCE_CNT_RX_DROP_ICRC },
+	{ .name = "icrc_bad_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_ACKNOWLEDGE, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .spoil = SROCE_RX_ICRC,
+	  .drop = SROCE_CNT_RX_DROP_ICRC },
+	{ .name = "udp_len_long", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_UDP_LEN, .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "udp_len_short", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_UDP_SHORT, .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "truncated", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_TRUNC, .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "bth_cut", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_ONLY_BTH,
+	  .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "reth_missing", .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_TRUNC,
+	  .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "tver_1", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_TVER, .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "ack_with_pad", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .pad = 2, .extra = 2,
+	  .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "ack_with_payload", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .extra = 4,
+	  .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "read_req_with_payload", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .extra = 8, .drop = SROCE_CNT_RX_DROP_MALFORMED },
 	/* opcode, P_Key, QP */
-	{ "opcode_reserved", false, 0x15, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
-	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
-	{ "opcode_rd", false, 0x44, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
-	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
-	{ "opcode_ff", true, 0xff, SROCE_RX_QPN_RC, FULL, 0, -1, 0, 0,
-	  SROCE_RX_OK, SROCE_CNT_RX_DROP_OPCODE },
-	{ "rc_opcode_to_ud_qp", false, IB_OPCODE_RC_SEND_ONLY,
-	  SROCE_RX_QPN_UD, FULL, 8, -1, 0, 0, SROCE_RX_OK,
-	  SROCE_CNT_RX_DROP_OPCODE },
-	{ "ud_opcode_to_rc_qp", false, IB_OPCODE_UD_SEND_ONLY,
-	  SROCE_RX_QPN_RC, FULL, 8, -1, 0, 0, SROCE_RX_OK,
-	  SROCE_CNT_RX_DROP_OPCODE },
-	{ "uc_opcode_to_rc_qp", false, IB_OPCODE_UC_SEND_ONLY,
-	  SROCE_RX_QPN_RC, FULL, 8, -1, 0, 0, SROCE_RX_OK,
-	  SROCE_CNT_RX_DROP_OPCODE },
-	{ "pkey_other", false, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC,
-	  0x8001, 8, -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_PKEY },
-	{ "pkey_zero", true, IB_OPCODE_RC_SEND_ONLY, SROCE_RX_QPN_RC, 0, 8,
-	  -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_PKEY },
-	{ "no_such_qp", false, IB_OPCODE_RC_SEND_ONLY, 0x000444, FULL, 8, -1,
-	  0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
-	{ "qpn_zero", false, IB_OPCODE_UD_SEND_ONLY, 0, FULL, 8, -1, 0, 0,
-	  SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
-	{ "qpn_max", false, IB_OPCODE_RC_SEND_ONLY, SROCE_QPN_MASK, FULL, 8,
-	  -1, 0, 0, SROCE_RX_OK, SROCE_CNT_RX_DROP_NO_QP },
+	{ .name = "opcode_reserved", .opcode = 0x15, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "opcode_rd", .opcode = 0x44, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "opcode_ff", .ipv6 = true, .opcode = 0xff,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "rc_opcode_to_ud_qp", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "ud_opcode_to_rc_qp", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "uc_opcode_to_rc_qp", .opcode = IB_OPCODE_UC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "pkey_other", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = 0x8001, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_PKEY },
+	{ .name = "pkey_zero", .ipv6 = true, .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = 0, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_PKEY },
+	{ .name = "no_such_qp", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = 0x000444, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_NO_QP },
+	{ .name = "qpn_zero", .opcode = IB_OPCODE_UD_SEND_ONLY, .qpn = 0,
+	  .pkey = FULL, .payload = 8, .drop = SROCE_CNT_RX_DROP_NO_QP },
+	{ .name = "qpn_max", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_QPN_MASK, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_NO_QP },
+	/* connected QPs: from their path only; datagram QPs: from anyone */
+	{ .name = "rc_saddr_other", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_SADDR, .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_saddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .qpn = SROCE_RX_QPN_RC,
+	  .pkey = FULL, .payload = 16, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_daddr_other", .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_DADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "rc_ack_saddr_other", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "uc_saddr_other", .opcode = IB_OPCODE_UC_RDMA_WRITE_ONLY,
+	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .payload = 64,
+	  .spoil = SROCE_RX_SADDR, .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "uc_daddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UC_SEND_ONLY, .qpn = SROCE_RX_QPN_UC,
+	  .pkey = FULL, .payload = 8, .spoil = SROCE_RX_DADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "cnp_to_rc_saddr_other", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "ud_saddr_other", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .payload = 32,
+	  .spoil = SROCE_RX_SADDR, .drop = OK },
+	{ .name = "gsi_saddr_other_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UD_SEND_ONLY, .qpn = SROCE_RX_QPN_GSI,
+	  .pkey = FULL, .payload = 32, .spoil = SROCE_RX_SADDR, .drop = OK },
+	{ .name = "cnp_to_ud_saddr_other", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = OK },
 };
 
 #undef OK
@@ -174,10 +260,10 @@ static const struct {
 	u32 qpn;
 	enum ib_qp_type type;
 } sroce_rx_qps[] = {
-	{ SROCE_RX_QPN_RC, IB_QPT_RC },
-	{ SROCE_RX_QPN_UD, IB_QPT_UD },
-	{ SROCE_RX_QPN_GSI, IB_QPT_GSI },
-	{ SROCE_RX_QPN_UC, IB_QPT_UC },
+	{ .qpn = SROCE_RX_QPN_RC, .type = IB_QPT_RC },
+	{ .qpn = SROCE_RX_QPN_UD, .type = IB_QPT_UD },
+	{ .qpn = SROCE_RX_QPN_GSI, .type = IB_QPT_GSI },
+	{ .qpn = SROCE_RX_QPN_UC, .type = IB_QPT_UC },
 };
 
 /* A device with four published QPs, one per type. */
@@ -204,6 +290,7 @@ static int sroce_rx_init(struct kunit *test)
 		qp->state = IB_QPS_RTS;
 		qp->attr.qkey = SROCE_RX_QKEY;
 		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
+		spin_lock_init(&qp->state_lock);
 		kref_init(&qp->ref);
 		init_completion(&qp->done);
 		if (xa_err(xa_store(&ctx->dev->qp_xa, sroce_rx_qps[i].qpn, qp,
@@ -240,8 +327,12 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 	unsigned int iplen = c->ipv6 ? sizeof(struct ipv6hdr) :
 				       sizeof(struct iphdr);
 	u32 hlen = info->name ? info->length : sizeof(struct sroce_bth);
-	u32 pad = c->pad >= 0 ? c->pad : (4 - (c->payload & 3)) & 3;
+	u32 pad = c->pad ?: -c->payload & 3;
 	u32 tlen = hlen + c->payload + c->extra + pad + SROCE_ICRC_SIZE;
+	u8 src = c->spoil == SROCE_RX_SADDR ? SROCE_RX_HOST_OTHER :
+					       SROCE_RX_HOST_PEER;
+	u8 dst = c->spoil == SROCE_RX_DADDR ? SROCE_RX_HOST_OTHER :
+					       SROCE_RX_HOST_SELF;
 	struct sroce_pkt_info pkt = {};
 	struct sk_buff *skb;
 	struct udphdr *uh;
@@ -261,10 +352,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		ip6->payload_len = htons(sizeof(*uh) + tlen);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
-		ip6->saddr.s6_addr32[0] = htonl(0x20010db8);
-		ip6->saddr.s6_addr32[3] = htonl(1);
-		ip6->daddr.s6_addr32[0] = htonl(0x20010db8);
-		ip6->daddr.s6_addr32[3] = htonl(2);
+		sroce_rx_addr(&ip6->saddr, true, src);
+		sroce_rx_addr(&ip6->daddr, true, dst);
 	} else {
 		struct iphdr *iph = skb_put_zero(skb, sizeof(*iph));
 
@@ -275,8 +364,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		iph->frag_off = htons(IP_DF);
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
-		iph->saddr = htonl(0xc0a80101);
-		iph->daddr = htonl(0xc0a80102);
+		iph->saddr = htonl(0xc0a80100 | src);
+		iph->daddr = htonl(0xc0a80100 | dst);
 		ip_send_check(iph);
 	}
 
@@ -343,6 +432,24 @@ static void sroce_rx_make_paged(struct kunit *test, struct sk_buff *skb,
 	skb_add_rx_frag(skb, 0, page, 0, n, PAGE_SIZE);
 }
 
+/* The connected QPs' paths, from us to the peer, in the case's family. */
+static void sroce_rx_set_paths(struct sroce_rx_ctx *ctx, bool ipv6)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ctx->qp); i++) {
+		struct sroce_av *av = &ctx->qp[i]->av;
+
+		if (ctx->qp[i]->type != IB_QPT_RC &&
+		    ctx->qp[i]->type != IB_QPT_UC)
+			continue;
+		av->network_type = ipv6 ? RDMA_NETWORK_IPV6 :
+					  RDMA_NETWORK_IPV4;
+		sroce_rx_addr(&av->saddr, ipv6, SROCE_RX_HOST_SELF);
+		sroce_rx_addr(&av->daddr, ipv6, SROCE_RX_HOST_PEER);
+	}
+}
+
 static void sroce_rx_test(struct kunit *test)
 {
 	const struct sroce_rx_case *c = test->param_value;
@@ -352,12 +459,13 @@ static void sroce_rx_test(struct kunit *test)
 	struct sk_buff *skb;
 	int err;
 
+	sroce_rx_set_paths(ctx, c->ipv6);
 	skb = sroce_rx_build(test, c);
 	if (c->spoil == SROCE_RX_NONLINEAR)
 		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);
 
 	rcu_read_lock();
-	err = sroce_net_check(ctx->dev, skb, &drop);
+	err = sroce_recv_check(ctx->dev, skb, &drop);
 	rcu_read_unlock();
 
 	if (c->drop >= 0) {
@@ -409,4 +517,109 @@ static struct kunit_suite sroce_rx_suite = {
 	.test_cases = sroce_rx_test_cases,
 };
 
-kunit_test_suite(sroce_rx_suite);
+/* ------------------------------------------------------------------ */
+/* sroce_rx_addr: sroce_recv_addr_ok()                                 */
+/* ------------------------------------------------------------------ */
+
+/* 198.18.0.x v4-mapped, 2001:db8::x */
+#define V4(x)	{ .s6_addr = { [10] = 0xff, [11] = 0xff, [12] = 198, \
+			       [13] = 18, [15] = (x) } }
+#define V6(x)	{ .s6_addr = { [0] = 0x20, [1] = 0x01, [2] = 0x0d, \
+			       [3] = 0xb8, [15] = (x) } }
+/* the same four low bytes as V4(x), not v4-mapped */
+#define V6_LOW4(x) { .s6_addr = { [0] = 0x20, [1] = 0x01, [12] = 198, \
+				  [13] = 18, [15] = (x) } }
+
+/* @path from us (1) to the peer (2); a packet from @saddr to @daddr */
+struct sroce_rx_addr_case {
+	const char *name;
+	enum ib_qp_type type;
+	struct sroce_av path;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	bool ok;
+};
+
+static const struct sroce_rx_addr_case sroce_rx_addr_cases[] = {
+	{ .name = "rc_v4_from_peer", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(1), .ok = true },
+	{ .name = "rc_v6_from_peer", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(1), .ok = true },
+	{ .name = "uc_v4_from_peer", .type = IB_QPT_UC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(1), .ok = true },
+	{ .name = "uc_v6_from_peer", .type = IB_QPT_UC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(1), .ok = true },
+	{ .name = "rc_v4_from_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(1) },
+	{ .name = "rc_v4_to_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(2), .daddr = V4(3) },
+	{ .name = "rc_v4_reversed", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(1), .daddr = V4(2) },
+	{ .name = "rc_v4_from_self", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(1), .daddr = V4(1) },
+	{ .name = "rc_v6_from_other", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(3), .daddr = V6(1) },
+	{ .name = "uc_v6_to_other", .type = IB_QPT_UC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V6(2), .daddr = V6(3) },
+	{ .name = "uc_v4_from_other", .type = IB_QPT_UC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(1) },
+	{ .name = "rc_v4_packet_v6_path", .type = IB_QPT_RC,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V4(2), .daddr = V4(1) },
+	{ .name = "rc_v6_low_bytes_of_v4_path", .type = IB_QPT_RC,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V6_LOW4(2), .daddr = V6_LOW4(1) },
+	{ .name = "rc_no_path_yet", .type = IB_QPT_RC,
+	  .saddr = V4(2), .daddr = V4(1) },
+	{ .name = "ud_from_anyone", .type = IB_QPT_UD,
+	  .path = { .saddr = V4(1), .daddr = V4(2) },
+	  .saddr = V4(3), .daddr = V4(4), .ok = true },
+	{ .name = "ud_no_path", .type = IB_QPT_UD,
+	  .saddr = V6(3), .daddr = V6(1), .ok = true },
+	{ .name = "gsi_from_anyone", .type = IB_QPT_GSI,
+	  .path = { .saddr = V6(1), .daddr = V6(2) },
+	  .saddr = V4(3), .daddr = V4(1), .ok = true },
+};
+
+#undef V4
+#undef V6
+#undef V6_LOW4
+
+static void sroce_rx_addr_case_desc(const struct sroce_rx_addr_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_rx_addr, sroce_rx_addr_cases, sroce_rx_addr_case_desc);
+
+static void sroce_rx_addr_test(struct kunit *test)
+{
+	const struct sroce_rx_addr_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, sroce_recv_addr_ok(c->type, &c->path, &c->saddr,
+						 &c->daddr), c->ok);
+}
+
+static struct kunit_case sroce_rx_addr_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_rx_addr_test, sroce_rx_addr_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_rx_addr_suite = {
+	.name = "sroce_rx_addr",
+	.test_cases = sroce_rx_addr_test_cases,
+};
+
+kunit_test_suites(&sroce_rx_suite, &sroce_rx_addr_suite);

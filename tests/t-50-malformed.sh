@@ -3,7 +3,8 @@
 # tests/src/inject.c). inject runs in init_net (where sroce0's hw_counters
 # are; netns only see a compat device without them), creates its QPs on
 # sroce0, and sends from a raw IPv4 socket it opens in netns B, so the
-# packets cross vethB -> vethA like real traffic; once over IPv4, once over
+# packets cross vethB -> vethA like real traffic (from B's address or, for
+# the addr/ classes, another one of its subnet); once over IPv4, once over
 # IPv6 (ipv6/ names). Per class it asserts the
 # exact change of rcvd_pkts, sent_pkts, cnp_rcvd and every rx_drop_*
 # counter, its QPs' states and completions (see inject.c). Here we also

@@ -13,7 +13,11 @@
  *   sroce_comp.c     completer: ACK/NAK/read responses -> CQEs, retransmit
  *   sroce_mr.c       MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c    shared rings and their mmap entries, CQs
- *   sroce_net.c      UDP 4791 sockets per netns, RX demux, IP/UDP encap, TX
+ *   sroce_net.c      UDP 4791 sockets per netns and their devices, IP/UDP
+ *                    encap, TX and its route cache
+ *   sroce_recv.c     receive path: packet checks (headers, ICRC, P_Key,
+ *                    QP type and state, addresses, Q_Key), congestion
+ *                    control hook, dispatch to the QP's data path
  *   sroce_opcode.c   opcode table, RNR/timeout tables
  *   sroce_icrc.c     ICRC
  *   sroce_cc.c       congestion control (DCQCN)
@@ -87,6 +91,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_PKEY,
 	SROCE_CNT_RX_DROP_QKEY,
 	SROCE_CNT_RX_DROP_STATE,	/* QP not in a receiving state */
+	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
 	SROCE_CNT_TX_BACKPRESSURE,	/* qdisc/queue pushed back */
 	SROCE_CNT_ECN_MARKED_PKTS,	/* CE received */
 	SROCE_CNT_CNP_SENT,

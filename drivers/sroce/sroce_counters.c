@@ -33,6 +33,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_PKEY].name		= "rx_drop_pkey",
 	[SROCE_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
 	[SROCE_CNT_RX_DROP_STATE].name		= "rx_drop_state",
+	[SROCE_CNT_RX_DROP_ADDR].name		= "rx_drop_addr",
 	[SROCE_CNT_TX_BACKPRESSURE].name	= "tx_backpressure",
 	[SROCE_CNT_ECN_MARKED_PKTS].name	= "ecn_marked_pkts",
 	[SROCE_CNT_CNP_SENT].name		= "cnp_sent",

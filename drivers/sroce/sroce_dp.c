@@ -26,7 +26,7 @@
  * busy QP does not starve others sharing the worker.
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
- * work item is the runner of last resort; sroce_rcv() (RX softirq) and
+ * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
  * sroce_dp_doorbell() (post_send) run a side inline with a small budget,
  * as rdma_rxe does: a ping-pong then needs no worker wake-up, and a busy
  * QP still moves to the work.  Whoever finds RUNNING taken sets the side's
@@ -109,38 +109,23 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
 }
 
 /**
- * sroce_rcv() - hand a validated received packet to the data path
- * @skb: packet; SROCE_PKT(skb) is filled and its ->qp holds a reference
+ * sroce_dp_rx_kick() - run one side of a QP's data path for received
+ *	packets
+ * @qp: queue pair; the caller holds a reference that outlives the call
+ * @side: SROCE_DP_RESP after queueing a request on qp->dp.resp_rx,
+ *	SROCE_DP_SEND after queueing a response on qp->rx_queue
  *
- * Queues a request for the QP's responder, anything else (responses,
- * CNPs) for its send side.  When that queue was empty, runs the side
- * inline, or kicks its run in progress (a non-empty queue means a run is
- * due or in progress, and a run only stops early after requeueing
- * itself).  The packet keeps its QP reference until the run is done
- * with it.
- * Context: softirq (or process context with IRQs enabled).
+ * Runs that side inline, with the small budget of a run in softirq, when
+ * no run of it is in progress, else kicks the run in progress; hands over
+ * to the QP's work when the budget runs out or kicks keep coming.  The
+ * receive path calls it when the queue was empty before its packet went
+ * in: a non-empty queue already has a run due or in progress.
+ * Context: softirq, or process context with IRQs enabled; does not sleep.
  */
-void sroce_rcv(struct sk_buff *skb)
+void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side)
 {
-	struct sroce_qp *qp = SROCE_PKT(skb)->qp;
-	bool is_req = SROCE_PKT(skb)->mask & SROCE_MASK_REQ;
-	struct sk_buff_head *q = is_req ? &qp->dp.resp_rx : &qp->rx_queue;
-	unsigned long flags;
-	bool was_empty;
-
-	spin_lock_irqsave(&q->lock, flags);
-	was_empty = skb_queue_empty(q);
-	__skb_queue_tail(q, skb);
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (!was_empty)
-		return;
-	/* the run drops the packet's reference: keep the QP alive across it */
-	sroce_qp_get(qp);
-	sroce_dp_kick(qp, is_req ? SROCE_DP_RESP : SROCE_DP_SEND,
-		      SROCE_DP_RX_INLINE_BUDGET);
-	sroce_qp_put(qp);
+	sroce_dp_kick(qp, side, SROCE_DP_RX_INLINE_BUDGET);
 }
-EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
 
 /* Free every packet queued on @q and the QP reference each one held. */
 static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)
@@ -154,13 +139,12 @@ static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)
 }
 
 /*
- * Hand up to @budget received responses to the completer (a CNP left
- * after congestion control consumed its own is counted and dropped).
+ * Hand up to @budget received responses to the completer (CNPs never
+ * get here: congestion control consumes them on receipt).
  * Return: true when packets are left.
  */
 static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 {
-	struct sroce_pkt_info *pkt;
 	struct sk_buff *skb;
 	int n;
 
@@ -168,15 +152,10 @@ static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 		skb = skb_dequeue(&qp->rx_queue);
 		if (!skb)
 			return false;
-		pkt = SROCE_PKT(skb);
-		if (pkt->mask & SROCE_MASK_CNP) {
-			sroce_counter_inc(qp->dev, SROCE_CNT_CNP_RCVD);
-			consume_skb(skb);
-		} else if (pkt->mask & SROCE_MASK_ACK) {
+		if (SROCE_PKT(skb)->mask & SROCE_MASK_ACK)
 			sroce_comp_rcv(qp, skb);
-		} else {
+		else
 			kfree_skb(skb);
-		}
 		/* the reference the packet's QP lookup took */
 		sroce_qp_put(qp);
 	}

@@ -45,14 +45,15 @@ enum sroce_dp_flag {
  * struct sroce_dp - data path state of one QP
  * @flags: enum sroce_dp_flag bits (atomic bit operations).  A side's
  *	RUNNING bit is the ownership of that side's runs: the work item,
- *	sroce_rcv() (RX softirq) and sroce_dp_doorbell() (post_send) take it
+ *	sroce_dp_rx_kick() (RX softirq) and sroce_dp_doorbell() (post_send)
+ *	take it
  *	with test_and_set_bit_lock(); whoever finds it taken sets the side's
  *	KICK instead, and the owner runs again before it leaves.  No one
  *	spins, and runs in process context keep BH enabled, so every packet
  *	a run sends is delivered before the next one (no reordering between
  *	CPUs' backlogs).  Runs do not sleep (GFP_ATOMIC).
- * @resp_rx: received requests waiting for the responder (responses and
- *	CNPs wait in the QP's rx_queue for the send side)
+ * @resp_rx: received requests waiting for the responder (responses wait
+ *	in the QP's rx_queue for the send side)
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
  * @req: requester and completer state (sroce_req.c, sroce_comp.c), owned
@@ -107,7 +108,11 @@ void sroce_dp_stop(struct sroce_qp *qp);
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);
 
-void sroce_rcv(struct sk_buff *skb);
+/*
+ * The receive path (sroce_recv.c) queued a packet on an empty RX queue of
+ * @side: run that side inline or kick its run.
+ */
+void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side);
 
 /*
  * Send doorbell: post_send calls it after publishing WQEs.  Runs the data

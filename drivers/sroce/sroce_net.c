@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce_net.c - RoCEv2 encapsulation (IBTA vol. 1 annex A17): UDP port
- * 4791 sockets per network namespace, receive demultiplexing and
- * validation, IP/UDP encapsulation and transmission.
+ * 4791 sockets per network namespace and the devices attached to each
+ * (which device a received packet is for), IP/UDP encapsulation,
+ * transmission and its route cache.  What a received packet goes through
+ * after that is sroce_recv.c's: its sroce_udp_encap_rcv() is the sockets'
+ * encap_rcv.
  *
  * Sockets: each network namespace that holds the netdev of at least one
  * sroce device gets one IPv4 and one IPv6 (v6only) UDP tunnel socket bound
@@ -14,10 +17,10 @@
  * namespace; in init_net the bind fails with -EADDRINUSE.
  *
  * Locking: sroce_net_mutex serializes attach, detach and namespace exit
- * and protects each struct sroce_net.  The receive path (softirq) finds
- * the struct sroce_net through the socket's sk_user_data and walks its
- * device list under RCU; detach waits for a grace period before the device
- * or the struct may go away.
+ * and protects each struct sroce_net.  The receive path (softirq,
+ * sroce_net_rx_dev()) finds the struct sroce_net through the socket's
+ * sk_user_data and walks its device list under RCU; detach waits for a
+ * grace period before the device or the struct may go away.
  */
 
 #include <linux/etherdevice.h>
@@ -27,7 +30,6 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
-#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -43,6 +45,7 @@
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_net.h"
+#include "sroce_recv.h"
 
 /**
  * struct sroce_net - RoCEv2 sockets and devices of one network namespace
@@ -82,7 +85,7 @@ static bool sroce_net_is_ipv4(const struct sk_buff *skb)
 }
 
 /* ------------------------------------------------------------------ */
-/* Receive                                                             */
+/* Receive: the device a packet is for                                 */
 /* ------------------------------------------------------------------ */
 
 static struct sroce_dev *sroce_net_dev_by_ndev(struct sroce_net *snet,
@@ -120,19 +123,28 @@ static bool sroce_net_owns_daddr(struct sroce_dev *dev,
 #endif
 }
 
-/*
- * Find the device a received packet is for: the one bound to the netdev
- * it arrived on, or to the real device below a VLAN, or (packets to a
- * local address arrive on the loopback device) the one whose netdev owns
- * the destination address.
- * Context: softirq, under rcu_read_lock().
+/**
+ * sroce_net_rx_dev() - the device a received packet is for
+ * @sk: a UDP 4791 socket of sroce_net.c (the one the packet came in on)
+ * @skb: packet, its network header set
+ *
+ * Looks among the devices attached in the socket's namespace for the one
+ * bound to the netdev the packet arrived on, or to the real device below
+ * a VLAN, or (packets to a local address arrive on the loopback device)
+ * the one whose netdev owns the destination address.
+ *
+ * Context: softirq, under rcu_read_lock(); the device stays valid until
+ * rcu_read_unlock() (sroce_net_detach() waits for a grace period).
+ * Return: the device, or NULL when the packet is for none of them.
  */
-static struct sroce_dev *sroce_net_find_dev(struct sroce_net *snet,
-					    const struct sk_buff *skb)
+struct sroce_dev *sroce_net_rx_dev(struct sock *sk, const struct sk_buff *skb)
 {
+	struct sroce_net *snet = rcu_dereference_sk_user_data(sk);
 	struct net_device *ndev = skb->dev;
 	struct sroce_dev *dev;
 
+	if (!snet)
+		return NULL;
 	dev = sroce_net_dev_by_ndev(snet, ndev);
 	if (dev)
 		return dev;
@@ -145,229 +157,6 @@ static struct sroce_dev *sroce_net_find_dev(struct sroce_net *snet,
 		if (sroce_net_owns_daddr(dev, skb))
 			return dev;
 	return NULL;
-}
-
-/*
- * Remove the UDP header after checking its length against the skb, and
- * make the BTH and then the opcode's whole header linear.
- * Return: the opcode's entry, NULL when the packet is malformed
- * (@*drop says which counter).
- */
-static const struct sroce_opcode_info *
-sroce_net_pull_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
-{
-	const struct sroce_opcode_info *info;
-	int udp_off = skb_transport_offset(skb);
-	unsigned int ulen;
-
-	*drop = SROCE_CNT_RX_DROP_MALFORMED;
-	if (udp_off < 0 ||
-	    !pskb_may_pull(skb, udp_off + sizeof(struct udphdr) +
-			   sizeof(struct sroce_bth)))
-		return NULL;
-	ulen = ntohs(udp_hdr(skb)->len);
-	if (ulen != skb->len - udp_off)
-		return NULL;
-	__skb_pull(skb, udp_off + sizeof(struct udphdr));
-
-	info = &sroce_opcode[((struct sroce_bth *)skb->data)->opcode];
-	if (!info->name) {
-		*drop = SROCE_CNT_RX_DROP_OPCODE;
-		return NULL;
-	}
-	if (!pskb_may_pull(skb, info->length))
-		return NULL;
-	return info;
-}
-
-/*
- * Header checks (IBTA 9.2): TVer 0, headers + pad + ICRC fit, pad only in
- * packets that carry a payload, and no payload in the others.
- */
-static bool sroce_net_lengths_ok(const struct sk_buff *skb,
-				 const struct sroce_opcode_info *info)
-{
-	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
-	u32 min = info->length + sroce_bth_pad(bth) + SROCE_ICRC_SIZE;
-
-	if (bth->flags & SROCE_BTH_TVER_MASK)
-		return false;
-	if (skb->len < min)
-		return false;
-	if (info->mask & (SROCE_MASK_PAYLOAD | SROCE_MASK_CNP))
-		return true;
-	return skb->len == min && !sroce_bth_pad(bth);
-}
-
-static bool sroce_net_icrc_ok(struct sk_buff *skb,
-			      const struct sroce_pkt_info *pkt)
-{
-	__le32 buf;
-	const __le32 *icrc;
-
-	icrc = skb_header_pointer(skb, pkt->paylen - SROCE_ICRC_SIZE,
-				  sizeof(buf), &buf);
-	if (!icrc)
-		return false;
-	return le32_to_cpu(get_unaligned(icrc)) ==
-	       sroce_icrc_compute(skb, pkt);
-}
-
-/* RoCE ports have only the default P_Key: full 0xffff or limited 0x7fff. */
-static bool sroce_net_pkey_ok(const struct sroce_bth *bth)
-{
-	return (be16_to_cpu(bth->pkey) & 0x7fff) ==
-	       (SROCE_DEFAULT_PKEY & 0x7fff);
-}
-
-/* Does the opcode's transport match the QP type?  UD covers GSI. */
-static bool sroce_net_qpt_ok(const struct sroce_opcode_info *info,
-			     const struct sroce_qp *qp)
-{
-	if (info->mask & SROCE_MASK_CNP)
-		return true;
-	if (info->qpt == IB_QPT_UD)
-		return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
-	return qp->type == info->qpt;
-}
-
-/*
- * Is the QP in a state that takes this packet (IBTA 10.3.1)?  Requests need
- * RTR, RTS, SQD or SQE; responses a QP that has sent (RTS and later,
- * including ERR, whose completer ignores them).  Read without the state
- * lock: a filter only, the data path checks again under its own rules.
- * Done here so that a dropped packet is not also counted as received.
- */
-static bool sroce_net_state_ok(const struct sroce_opcode_info *info,
-			       const struct sroce_qp *qp)
-{
-	enum ib_qp_state state = READ_ONCE(qp->state);
-
-	if (info->mask & SROCE_MASK_CNP)
-		return true;
-	if (info->mask & SROCE_MASK_REQ)
-		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
-		       state == IB_QPS_SQD || state == IB_QPS_SQE;
-	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
-	       state != IB_QPS_RTR;
-}
-
-/* UD and GSI: the DETH Q_Key must be the QP's (GSI: 0x80010000), IBTA 10.2.5. */
-static bool sroce_net_qkey_ok(const struct sroce_opcode_info *info,
-			      const struct sroce_qp *qp, const u8 *hdr)
-{
-	const struct sroce_deth *deth;
-	u32 want;
-
-	if (!(info->mask & SROCE_MASK_DETH))
-		return true;
-	deth = (const struct sroce_deth *)(hdr + info->offset[SROCE_HDR_DETH]);
-	want = qp->type == IB_QPT_GSI ? SROCE_GSI_QKEY :
-					 READ_ONCE(qp->attr.qkey);
-	return be32_to_cpu(deth->qkey) == want;
-}
-
-static u8 sroce_net_rx_ecn(const struct sk_buff *skb)
-{
-	if (sroce_net_is_ipv4(skb))
-		return ipv4_get_dsfield(ip_hdr(skb)) & INET_ECN_MASK;
-	return ipv6_get_dsfield(ipv6_hdr(skb)) & INET_ECN_MASK;
-}
-
-/*
- * Validate a packet for @dev and fill its metadata, taking a reference on
- * the destination QP.  Return: 0, or -EINVAL with @*drop set to the
- * counter of the reason.
- */
-VISIBLE_IF_KUNIT int sroce_net_check(struct sroce_dev *dev,
-				     struct sk_buff *skb,
-				     enum sroce_counter *drop)
-{
-	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
-	const struct sroce_opcode_info *info;
-	const struct sroce_bth *bth;
-	struct sroce_qp *qp;
-	u32 qpn;
-
-	info = sroce_net_pull_hdrs(skb, drop);
-	if (!info)
-		return -EINVAL;
-	*drop = SROCE_CNT_RX_DROP_MALFORMED;
-	if (!sroce_net_lengths_ok(skb, info))
-		return -EINVAL;
-
-	bth = (const struct sroce_bth *)skb->data;
-	memset(pkt, 0, sizeof(*pkt));
-	pkt->hdr = skb->data;
-	pkt->paylen = skb->len;
-	pkt->opcode = bth->opcode;
-	pkt->mask = info->mask;
-
-	*drop = SROCE_CNT_RX_DROP_ICRC;
-	if (!sroce_net_icrc_ok(skb, pkt))
-		return -EINVAL;
-	*drop = SROCE_CNT_RX_DROP_PKEY;
-	if (!sroce_net_pkey_ok(bth))
-		return -EINVAL;
-
-	*drop = SROCE_CNT_RX_DROP_NO_QP;
-	qpn = sroce_bth_qpn(bth);
-	qp = qpn ? sroce_qp_lookup(dev, qpn) : NULL;
-	if (!qp)
-		return -EINVAL;
-	*drop = SROCE_CNT_RX_DROP_OPCODE;
-	if (!sroce_net_qpt_ok(info, qp))
-		goto err_put;
-	*drop = SROCE_CNT_RX_DROP_STATE;
-	if (!sroce_net_state_ok(info, qp))
-		goto err_put;
-	*drop = SROCE_CNT_RX_DROP_QKEY;
-	if (!sroce_net_qkey_ok(info, qp, skb->data))
-		goto err_put;
-
-	pkt->qp = qp;
-	pkt->psn = sroce_bth_psn(bth);
-	pkt->ecn = sroce_net_rx_ecn(skb);
-	pkt->port_num = 1;
-	pkt->network_type = sroce_net_is_ipv4(skb) ? RDMA_NETWORK_IPV4 :
-						     RDMA_NETWORK_IPV6;
-	return 0;
-
-err_put:
-	sroce_qp_put(qp);
-	return -EINVAL;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_net_check);
-
-/*
- * encap_rcv of the 4791 sockets: skb->data is at the UDP header, whose
- * checksum (if not zero) the UDP layer verified.  Every packet is consumed.
- * Context: softirq.
- */
-static int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
-{
-	enum sroce_counter drop;
-	struct sroce_net *snet;
-	struct sroce_dev *dev;
-
-	rcu_read_lock();
-	snet = rcu_dereference_sk_user_data(sk);
-	dev = snet ? sroce_net_find_dev(snet, skb) : NULL;
-	if (!dev) {
-		kfree_skb(skb);
-		goto out;
-	}
-	if (sroce_net_check(dev, skb, &drop)) {
-		sroce_counter_inc(dev, drop);
-		kfree_skb(skb);
-		goto out;
-	}
-	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
-	if (!sroce_cc_rcv(dev, skb))
-		sroce_rcv(skb);
-out:
-	rcu_read_unlock();
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */

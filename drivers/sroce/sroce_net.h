@@ -33,10 +33,8 @@ int sroce_net_put_trailer(struct sk_buff *skb, u32 payload);
 int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb);
 
-#if IS_ENABLED(CONFIG_KUNIT)
-/* Receive validation, static unless KUnit tests it (sroce_rx suite). */
-int sroce_net_check(struct sroce_dev *dev, struct sk_buff *skb,
-		    enum sroce_counter *drop);
-#endif
+struct sock;
+
+struct sroce_dev *sroce_net_rx_dev(struct sock *sk, const struct sk_buff *skb);
 
 #endif /* SROCE_NET_H */

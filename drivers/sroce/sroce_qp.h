@@ -48,8 +48,8 @@
  * @done: completed when @ref drops to zero; destroy waits on it
  * @work: the QP's single data path work item (it runs the responder and
  *	the send side, each serialized on its own: sroce_dp.c)
- * @rx_queue: received responses and CNPs waiting for the send side
- *	(requests wait in dp.resp_rx)
+ * @rx_queue: received responses waiting for the send side (requests
+ *	wait in dp.resp_rx)
  * @dp: data path state (sroce_dp.h)
  * @cc: congestion control state: DCQCN rate, CNP interval (sroce_cc.h)
  * @dst_cache: RC/UC: route of @av, per CPU (sroce_net.c); reset when

@@ -32,8 +32,11 @@
  *
  * The device's QPs for the packets to hit: U (UD, RTS, receives posted),
  * R (RC, RTS) and C (UC, RTS), both towards a QPN that does not exist on the
- * sending side, W (UD left in INIT), V (RC left in RESET), and the number
- * of a destroyed QP.
+ * sending side at SRC_IP, W (UD left in INIT), V (RC left in RESET), and the
+ * number of a destroyed QP. The addr/ classes send from another address
+ * of SRC_IP's subnet (SRC_IP with bit 0x40 of its last byte flipped), which
+ * the raw socket may put in the header: R and C must not take those
+ * packets, U must.
  *
  * Each class sends its packets, then reads the counters until the
  * expected ones are reached (5 s at most) and again 300 ms later, and
@@ -88,7 +91,7 @@ enum {
 /* Tracked counters (drivers/sroce/sroce_counters.c names). */
 enum cnt {
 	RCVD, SENT, CNP_RCVD, D_MALFORMED, D_ICRC, D_OPCODE, D_NO_QP, D_PKEY,
-	D_QKEY, D_STATE, NCNT,
+	D_QKEY, D_STATE, D_ADDR, NCNT,
 };
 
 #define FIRST_DROP	D_MALFORMED
@@ -98,7 +101,7 @@ static const char *const cnt_name[NCNT] = {
 	[D_MALFORMED] = "rx_drop_malformed", [D_ICRC] = "rx_drop_icrc",
 	[D_OPCODE] = "rx_drop_opcode", [D_NO_QP] = "rx_drop_no_qp",
 	[D_PKEY] = "rx_drop_pkey", [D_QKEY] = "rx_drop_qkey",
-	[D_STATE] = "rx_drop_state",
+	[D_STATE] = "rx_drop_state", [D_ADDR] = "rx_drop_addr",
 };
 
 struct snap {
@@ -116,6 +119,7 @@ struct pkt {
 	uint8_t b[2048];
 	size_t len;
 	enum icrc icrc;
+	int other_src;		/* send from struct net's other, not src */
 };
 
 static void put8(struct pkt *p, unsigned int v)
@@ -216,14 +220,17 @@ static uint32_t crc32z(uint32_t crc, const void *buf, size_t len)
 struct net {
 	int fd;
 	int af;				/* AF_INET or AF_INET6 */
-	union { struct in_addr v4; struct in6_addr v6; } src, dst;
+	union { struct in_addr v4; struct in6_addr v6; } src, dst, other;
 	uint16_t ip_id;
 	uint16_t sport;
 	uint64_t sent;
 };
 
-/* The IP header of a packet with @ulen bytes from the UDP header on. */
-static size_t ip_header(struct net *n, uint8_t *f, size_t ulen)
+/*
+ * The IP header of a packet with @ulen bytes from the UDP header on, from
+ * n->src or, with @other_src, from n->other.
+ */
+static size_t ip_header(struct net *n, uint8_t *f, size_t ulen, int other_src)
 {
 	if (++n->ip_id == 0)
 		n->ip_id = 1;	/* IPv4: 0 would let the kernel choose */
@@ -234,7 +241,7 @@ static size_t ip_header(struct net *n, uint8_t *f, size_t ulen)
 		f[5] = (uint8_t)ulen;
 		f[6] = IPPROTO_UDP;
 		f[7] = 64;
-		memcpy(f + 8, &n->src.v6, 16);
+		memcpy(f + 8, other_src ? &n->other.v6 : &n->src.v6, 16);
 		memcpy(f + 24, &n->dst.v6, 16);
 		return 40;
 	}
@@ -250,7 +257,7 @@ static size_t ip_header(struct net *n, uint8_t *f, size_t ulen)
 	f[8] = 64;
 	f[9] = IPPROTO_UDP;
 	f[10] = f[11] = 0;
-	memcpy(f + 12, &n->src.v4, 4);
+	memcpy(f + 12, other_src ? &n->other.v4 : &n->src.v4, 4);
 	memcpy(f + 16, &n->dst.v4, 4);
 	return 20;
 }
@@ -288,7 +295,7 @@ static int send_pkt(struct net *n, const struct pkt *p)
 
 	if (p->len > sizeof(p->b))
 		return -1;
-	hl = ip_header(n, f, 8 + body);
+	hl = ip_header(n, f, 8 + body, p->other_src);
 	tot = hl + 8 + body;
 	u = hl;
 	/* UDP: checksum 0 (none, as rxe sends) */
@@ -634,6 +641,36 @@ static void b_state(struct inj *t, int i, struct pkt *p)
 	}
 }
 
+/* Valid packets to R and C, but from another address than their peer's. */
+static void b_addr(struct inj *t, int i, struct pkt *p)
+{
+	switch (i) {
+	case 0:	/* RC SEND ONLY, the PSN R expects */
+		bth(p, OP_RC_SEND_ONLY, 0, 0, 0xffff, t->r->qp_num, 0);
+		putfill(p, 32, 0);
+		break;
+	case 1:	/* RC ACKNOWLEDGE (a response) */
+		bth(p, OP_RC_ACK, 0, 0, 0xffff, t->r->qp_num, 0);
+		put32(p, 0x1f000000);
+		break;
+	case 2:	/* UC SEND ONLY */
+		bth(p, OP_UC_SEND_ONLY, 0, 0, 0xffff, t->c->qp_num, 0);
+		putfill(p, 32, 0);
+		break;
+	default: /* CNP to R */
+		b_ctl_cnp(t, i, p);
+		break;
+	}
+	p->other_src = 1;
+}
+
+/* The UD control packets from the other address. */
+static void b_ctl_ud_other(struct inj *t, int i, struct pkt *p)
+{
+	b_ctl_ud(t, i, p);
+	p->other_src = 1;
+}
+
 /* splitmix64 */
 static uint64_t rnd(uint64_t *s)
 {
@@ -688,6 +725,10 @@ static struct klass classes[] = {
 	  "IBTA 10.2.5 / 9.6 Q_Key check: UD Q_Key mismatch, silently dropped; counted once (rxe: not in rcvd_pkts)" },
 	{ "state/qp-not-ready", b_state, 2, { { D_STATE, N } }, 0, 0,
 	  "IBTA 10.3.1: QPs in RESET/INIT silently drop what they receive; counted once (rxe: not in rcvd_pkts)" },
+	{ "addr/wrong-source-to-rc-uc", b_addr, 4, { { D_ADDR, N } }, 0, 0,
+	  "IBTA 9.6: a connected QP takes packets from its path only (RC SEND, ACK, CNP to R, UC SEND to C from another address of the peer's subnet); valid ICRC, nothing delivered or answered" },
+	{ "addr/ud-any-source-delivered", b_ctl_ud_other, 4, { { RCVD, N } }, 0, 4,
+	  "UD QPs take packets from any address" },
 	{ "garbage/random", b_garbage, 0 /* -c */, { { RCVD, 0 } }, 1, 0,
 	  "random 0..300-byte UDP payloads, fixed seed: each dropped once, in some rx_drop_*" },
 	{ "control/ud-send-still-delivered", b_ctl_ud, 4, { { RCVD, N } }, 0, 4,
@@ -966,6 +1007,21 @@ static struct ibv_qp *make_qp(struct inj *t, enum ibv_qp_type type, enum ibv_qp_
 	return qp;
 }
 
+/*
+ * n->other: n->src with bit 0x40 of its last byte flipped (0x60 if that
+ * is n->dst), so it stays in the subnet of a /24 or /64.
+ */
+static void other_addr(struct net *n)
+{
+	size_t len = n->af == AF_INET6 ? 16 : 4;
+	uint8_t *o = (uint8_t *)&n->other;
+
+	memcpy(&n->other, &n->src, sizeof(n->other));
+	o[len - 1] ^= 0x40;
+	if (!memcmp(&n->other, &n->dst, len))
+		o[len - 1] ^= 0x20;
+}
+
 /* The raw socket, created in the netns @ns (NULL: ours). */
 static int raw_socket(const char *ns, int af)
 {
@@ -1080,6 +1136,7 @@ int main(int argc, char **argv)
 	if (inet_pton(t.net.af, src, &t.net.src) != 1 || inet_pton(t.net.af, dst, &t.net.dst) != 1)
 		usage();
 	t.prefix = t.net.af == AF_INET6 ? "ipv6/" : "";
+	other_addr(&t.net);
 
 	crc_init();
 	/* zlib's check value, and the ICRC seed of rocev2-wire.md */
