@@ -577,30 +577,77 @@ extern struct workqueue_struct *sroce_wq;
  */
 void sroce_qp_schedule(struct sroce_qp *qp);
 
-/**
- * sroce_qp_error() - move a QP to the error state from the data path
- * @qp: queue pair
- *
- * Flushes outstanding WQEs with IB_WC_WR_FLUSH_ERR (done by the work), and
- * raises IB_EVENT_QP_FATAL when called for a fatal error.
- * Context: any.
- */
+/* Move a QP to the error state from the data path (IB_EVENT_QP_FATAL). */
 void sroce_qp_error(struct sroce_qp *qp);
 
-/**
- * sroce_modify_qp_ok() - is an IBTA QP transition allowed with this mask?
- * @cur: current state
- * @next: requested state
- * @type: QP type
- * @mask: IB_QP_* attribute mask
- *
- * Wraps the core's ib_modify_qp_is_ok() (IBTA 10.3.1, tables 91-93).
- */
+/* Is an IBTA QP transition allowed with this attribute mask? */
 bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
 			enum ib_qp_type type, enum ib_qp_attr_mask mask);
 
 /* IBTA name of a QP state ("RESET", "INIT", ..., "ERR") for debug output. */
 const char *sroce_qp_state_name(enum ib_qp_state state);
+
+/**
+ * enum sroce_qps_cap - what a QP state allows (sroce_qp_state_caps[])
+ * @SROCE_QPS_POST_SEND: post_send accepts work requests
+ * @SROCE_QPS_POST_RECV: post_recv accepts work requests
+ * @SROCE_QPS_RX_REQ: the responder takes incoming requests
+ * @SROCE_QPS_RX_RESP: responses (ACK, NAK, READ responses) are passed to
+ *	the send side; it acts on them only with @SROCE_QPS_SQ_RUN
+ * @SROCE_QPS_SQ_RUN: the send side runs: the requester sends packets of
+ *	WQEs, the completer takes responses and keeps the retransmit timer
+ * @SROCE_QPS_SQ_DRAIN: no new send WQE starts; IB_EVENT_SQ_DRAINED once
+ *	the started ones completed
+ * @SROCE_QPS_SQ_FLUSH: send WQEs complete with IB_WC_WR_FLUSH_ERR
+ * @SROCE_QPS_RQ_FLUSH: receive WQEs complete with IB_WC_WR_FLUSH_ERR; a
+ *	doorbell flushes both queues even when nothing new was posted
+ * @SROCE_QPS_PATH: the RC/UC path and remote QPN (set at INIT to RTR)
+ *	are in use: CNPs may be sent along it
+ */
+enum sroce_qps_cap {
+	SROCE_QPS_POST_SEND	= BIT(0),
+	SROCE_QPS_POST_RECV	= BIT(1),
+	SROCE_QPS_RX_REQ	= BIT(2),
+	SROCE_QPS_RX_RESP	= BIT(3),
+	SROCE_QPS_SQ_RUN	= BIT(4),
+	SROCE_QPS_SQ_DRAIN	= BIT(5),
+	SROCE_QPS_SQ_FLUSH	= BIT(6),
+	SROCE_QPS_RQ_FLUSH	= BIT(7),
+	SROCE_QPS_PATH		= BIT(8),
+};
+
+/* Capabilities of each QP state (sroce_qp.c). */
+extern const u16 sroce_qp_state_caps[IB_QPS_ERR + 1];
+
+/**
+ * sroce_qp_state_caps_of() - every capability of a QP state
+ * @s: IB_QPS_*
+ *
+ * For a snapshot taken once per data path run.
+ * Context: any.
+ * Return: enum sroce_qps_cap bits of @s; none for a value out of range.
+ */
+static inline unsigned int sroce_qp_state_caps_of(enum ib_qp_state s)
+{
+	if ((unsigned int)s >= ARRAY_SIZE(sroce_qp_state_caps))
+		return 0;
+	return sroce_qp_state_caps[s];
+}
+
+/**
+ * sroce_qp_state_can() - does a QP state allow something?
+ * @s: IB_QPS_*, e.g. READ_ONCE(qp->state)
+ * @cap: enum sroce_qps_cap bits
+ *
+ * The one place that says what a state allows (IBTA vol. 1 10.3.1; the
+ * table is sroce_qp_state_caps[] in sroce_qp.c).
+ * Context: any.
+ * Return: true when @s has every capability in @cap.
+ */
+static inline bool sroce_qp_state_can(enum ib_qp_state s, unsigned int cap)
+{
+	return (sroce_qp_state_caps_of(s) & cap) == cap;
+}
 
 /* ------------------------------------------------------------------ */
 /* Network (sroce_net.c)                                               */

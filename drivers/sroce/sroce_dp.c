@@ -313,7 +313,7 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 			more = true;
 	}
 	/* the QP may have entered ERR during this run (sroce_qp_error()) */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
 		sroce_resp_flush(qp);
 	return more;
 }
@@ -358,7 +358,7 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 	 * In ERR the provider also rings after a post_recv: the responder
 	 * flushes the new receive WQEs (sroce_resp_flush()).
 	 */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
 		sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_TX_INLINE_BUDGET);
 }
 

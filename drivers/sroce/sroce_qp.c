@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pair objects: QPN allocation, rings, the IBTA state
- * machine of modify_qp (IBTA 10.3), query, destroy, and the small helpers
- * the data path uses (lookup, schedule, error).
+ * machine of modify_qp (IBTA 10.3), the table of what each state allows
+ * (sroce_qp_state_caps[]), query, destroy, and the small helpers the data
+ * path uses (lookup, schedule, error).
  *
  * Lifetime (see sroce.h): a QP is published in dev->qp_xa once fully set up;
  * packets find it with sroce_qp_lookup() (RCU + kref_get_unless_zero()).
@@ -47,6 +48,49 @@ const char *sroce_qp_state_name(enum ib_qp_state state)
 		return "?";
 	return sroce_qp_state_names[state];
 }
+
+/*
+ * What each QP state allows: the one table every "may I?" of the driver
+ * reads, through sroce_qp_state_can() (IBTA vol. 1 10.3.1, the QP state
+ * descriptions; posting work requests: 10.8.2).
+ *
+ * RESET (10.3.1.1): posting to either queue is an immediate error, received
+ *	packets are dropped.
+ * INIT (10.3.1.2): receive WRs may be posted but are not processed; send
+ *	WRs are an immediate error; received packets are dropped.
+ * RTR (10.3.1.3): the responder works; send WRs are still an immediate
+ *	error.  The path and remote QPN are set from here on.
+ * RTS: both queues work.
+ * SQD: send WRs are accepted but none starts; the started ones complete,
+ *	then IB_EVENT_SQ_DRAINED (11.6.3).  The responder works.
+ * SQE (UD, UC): send WQEs complete with a flush error; the responder
+ *	works.
+ * ERR (10.3.1.7): WRs are accepted and every WQE of both queues completes
+ *	with IB_WC_WR_FLUSH_ERR; requests are dropped.  Responses still reach
+ *	the send side, which, not running, ignores them.
+ *
+ * CNPs are not in the table: congestion control takes them in any state.
+ */
+const u16 sroce_qp_state_caps[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET]	= 0,
+	[IB_QPS_INIT]	= SROCE_QPS_POST_RECV,
+	[IB_QPS_RTR]	= SROCE_QPS_POST_RECV | SROCE_QPS_RX_REQ |
+			  SROCE_QPS_PATH,
+	[IB_QPS_RTS]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_RUN | SROCE_QPS_PATH,
+	[IB_QPS_SQD]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_RUN | SROCE_QPS_SQ_DRAIN |
+			  SROCE_QPS_PATH,
+	[IB_QPS_SQE]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_FLUSH | SROCE_QPS_PATH,
+	[IB_QPS_ERR]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_RESP | SROCE_QPS_SQ_FLUSH |
+			  SROCE_QPS_RQ_FLUSH,
+};
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_state_caps);
 
 /**
  * sroce_modify_qp_ok() - is an IBTA QP transition allowed with this mask?
