@@ -4,7 +4,8 @@
  * by the QP's single work item and by the inline runs that stand in for it.
  *
  * The send side (requester and completer):
- *   1. take the state and attributes modify_qp left (under state_lock)
+ *   1. take what the state allows and the attributes modify_qp left
+ *      (under state_lock)
  *   2. received responses (ACK, NAK, READ response) to the completer,
  *      within a budget
  *   3. what the completer's timers decided (retransmit, RNR wait over)
@@ -201,9 +202,10 @@ static bool sroce_dp_rx_resp(struct sroce_qp *qp, int budget)
 }
 
 /*
- * Take what modify_qp left: the state always, the attributes and the
- * pending RESET / sq_psn when it flagged a change.  Both are read under
- * state_lock, in which modify_qp changes them together.
+ * Take what modify_qp left: what the state allows always (req->caps), the
+ * attributes and the pending RESET / sq_psn when it flagged a change.
+ * Both are read under state_lock, in which modify_qp changes them
+ * together, so the whole run sees one state and its attributes.
  */
 static void sroce_dp_sync(struct sroce_qp *qp)
 {
@@ -213,7 +215,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 	u32 psn = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	req->state = qp->state;
+	req->caps = sroce_qp_state_caps_of(qp->state);
 	if (test_and_clear_bit(SROCE_REQ_F_MODIFIED, &req->flags)) {
 		sroce_req_copy_attrs(qp);
 		reset = req->pend_reset;
@@ -228,7 +230,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 		sroce_req_reset(qp);
 	if (new_psn)
 		sroce_req_set_psn(qp, psn);
-	if (req->state != IB_QPS_SQD)
+	if (!(req->caps & SROCE_QPS_SQ_DRAIN))
 		req->drained_event = false;
 }
 
@@ -236,8 +238,7 @@ static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
 {
 	const struct sroce_req *req = &qp->dp.req;
 
-	return req->error || req->state == IB_QPS_ERR ||
-	       req->state == IB_QPS_SQE;
+	return req->error || (req->caps & SROCE_QPS_SQ_FLUSH);
 }
 
 static bool sroce_dp_stopped(const struct sroce_qp *qp)
