@@ -488,9 +488,14 @@ int sroce_sge_total(const struct sroce_sge *sge, u32 num_sge, u32 *total);
  * @rq_lock: serializes kernel post_recv producers
  * @state_lock: protects @attr and @state; taken by modify/query and by the
  *	data path when it moves the QP to SQE/ERR
- * @state: current IBTA state (IB_QPS_*)
+ * @state: current IBTA state (IB_QPS_*), the only copy of it: written
+ *	under @state_lock (WRITE_ONCE()), read under it or with READ_ONCE().
+ *	What a state allows is sroce_qp_state_can(), nowhere else; the data
+ *	path engines take a snapshot of those capabilities per run
+ *	(&struct sroce_req, &struct sroce_resp_attr)
  * @attr: attributes as last modified (pkey_index, qkey, psns, timeout,
- *	retry counts, path MTU, rd_atomic limits, ah_attr ...)
+ *	retry counts, path MTU, rd_atomic limits, ah_attr ...); its qp_state
+ *	is not kept (query_qp fills it in from @state)
  * @av: primary path, built from @attr.ah_attr at RTR
  * @mtu: path MTU in bytes
  * @sq_sig_all: every send WQE generates a CQE

@@ -15,7 +15,9 @@
  *
  * Locking: qp->state_lock (irqsave: the data path takes it in softirq)
  * protects qp->state and qp->attr.  The data path's hook sroce_dp_modify()
- * is called with it held.
+ * is called with it held.  qp->state is the only copy of the state
+ * (qp->attr.qp_state is not kept); readers outside the lock use
+ * READ_ONCE().
  */
 
 #include <linux/log2.h>
@@ -193,10 +195,8 @@ void sroce_qp_error(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
-	if (old != IB_QPS_ERR) {
-		qp->state = IB_QPS_ERR;
-		qp->attr.qp_state = IB_QPS_ERR;
-	}
+	if (old != IB_QPS_ERR)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (old != IB_QPS_ERR) {
@@ -251,7 +251,6 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	skb_queue_head_init(&qp->rx_queue);
 
 	qp->state = IB_QPS_RESET;
-	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.port_num = SROCE_PORT_NUM;
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->attr.path_mig_state = IB_MIG_MIGRATED;
@@ -513,8 +512,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	sroce_qp_store_attr(qp, attr, mask, &av);
 	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
-	qp->state = next;
-	qp->attr.qp_state = next;
+	WRITE_ONCE(qp->state, next);
 	sroce_dp_modify(qp, mask, cur);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
