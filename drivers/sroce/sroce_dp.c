@@ -55,6 +55,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 
@@ -396,6 +397,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	sroce_resp_init(qp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);
 
 /**
  * sroce_dp_modify() - tell the data path about a modify_qp
@@ -405,8 +407,11 @@ int sroce_dp_init(struct sroce_qp *qp)
  *
  * Leaves the news for the next run: a move to RESET (discard posted WQEs,
  * clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
- * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...).
- * SQD stops new WQEs from starting; ERR flushes.  Calls
+ * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...)
+ * and what the new state allows (SQD stops new WQEs from starting; SQE
+ * and ERR flush).  A move to RESET also returns the congestion control
+ * state to that of a new QP at once (sroce_cc_qp_reset(): line rate, no
+ * CNP sent; IBTA 10.3.1.1, the QP keeps nothing from before).  Calls
  * sroce_resp_modify() with the same arguments, then schedules the work.
  * Context: qp->state_lock held.
  */
@@ -419,6 +424,7 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
 		req->pend_reset = true;
 		req->pend_psn = false;
+		sroce_cc_qp_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		req->pend_psn = true;
@@ -480,3 +486,4 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_req_cleanup(qp);
 	dst_cache_destroy(&qp->dst_cache);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_stop);

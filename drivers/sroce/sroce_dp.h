@@ -100,9 +100,9 @@ int sroce_dp_init(struct sroce_qp *qp);
 /*
  * Called by modify_qp after the attributes in @mask were stored in
  * qp->attr and qp->state was set, with qp->state_lock held.  Picks up
- * sq_psn (at RTS), rq_psn (at RTR), and resets state on a move to RESET;
- * calls sroce_resp_modify() with the same arguments and schedules the
- * work.  sroce_qp_error() should call it too (mask IB_QP_STATE).
+ * sq_psn (at RTS), rq_psn (at RTR), and resets state (congestion control
+ * included) on a move to RESET; calls sroce_resp_modify() with the same
+ * arguments and schedules the work.
  */
 void sroce_dp_modify(struct sroce_qp *qp, int mask,
 		     enum ib_qp_state old_state);

@@ -470,7 +470,8 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  *
  * Validates the values, then, under @qp->state_lock, the transition and the
  * mask against the IBTA tables; stores the attributes, moves the state and
- * lets the data path pick up PSNs and reset itself (sroce_dp_modify()).
+ * lets the data path pick up PSNs and reset itself (sroce_dp_modify(),
+ * which also forgets the congestion control state on a move to RESET).
  * Entering RTS or ERR schedules the QP's work: posted WQEs start, or are
  * flushed.
  * Context: process.
@@ -524,6 +525,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_modify);
 
 /**
  * sroce_qp_query() - current attributes and creation attributes of a QP
