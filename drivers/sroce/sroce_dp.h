@@ -85,15 +85,9 @@ struct sroce_dp {
 #define sroce_dp_assert_resp_run(qp) do { } while (0)
 #endif
 
-/**
- * sroce_dp_init() - set up the data path of a new QP
- * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
- *	published
- *
- * Initialises qp->work, qp->rx_queue, the timers and the SQ shadow array,
- * then calls sroce_resp_init().  Undo with sroce_dp_stop().
- * Context: process (GFP_KERNEL).
- * Return: 0 or -ENOMEM.
+/*
+ * Set up the data path of a new QP, qp->work and qp->rx_queue included
+ * (their only initialisation); undo with sroce_dp_stop().
  */
 int sroce_dp_init(struct sroce_qp *qp);
 

@@ -247,8 +247,6 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	sroce_cc_qp_init(qp);
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
-	INIT_WORK(&qp->work, sroce_qp_work);
-	skb_queue_head_init(&qp->rx_queue);
 
 	qp->state = IB_QPS_RESET;
 	qp->attr.port_num = SROCE_PORT_NUM;
