@@ -5,7 +5,8 @@
  * interval of the notification point, and the DCQCN reaction point (Zhu
  * et al., SIGCOMM 2015): rate cut, alpha update and decay, fast recovery,
  * additive and hyper increase, floor and ceiling, lazy timers and the
- * token bucket pacer.
+ * token bucket pacer.  Then one QP hook through modify_qp: a QP moved to
+ * RESET starts over at line rate.
  *
  * Rates are in kb/s unless a name says Mb/s; times in ns.  The default
  * parameters are used with a 40 Gb/s line rate (the paper's links), so the
@@ -17,6 +18,7 @@
 #include "sroce.h"
 #include "sroce_av.h"
 #include "sroce_cc.h"
+#include "sroce_verbs.h"
 
 #define LINE_KBPS	40000000U
 #define US		1000ULL		/* ns */
@@ -981,6 +983,83 @@ static void sroce_cc_pace_byte_counter_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp.rc_kbps, 19375000U);
 }
 
+/* ------------------------------------------------------------------ */
+/* QP hooks                                                            */
+/* ------------------------------------------------------------------ */
+
+/* A QP in @state with its data path set up; its runs only drop packets. */
+static struct sroce_qp *cc_qp(struct kunit *test, enum ib_qp_state state)
+{
+	struct sroce_dev *dev;
+	struct sroce_qp *qp;
+
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->dev = dev;
+	qp->ibqp.device = &dev->ib_dev;
+	qp->type = IB_QPT_RC;
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->cc.lock);
+	sroce_cc_rp_init(&qp->cc.rp);
+	kref_init(&qp->ref);
+	init_completion(&qp->done);
+	KUNIT_ASSERT_EQ(test, sroce_dp_init(qp), 0);
+	/* the runs modify_qp schedules find nothing to do */
+	set_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags);
+	qp->state = state;
+	return qp;
+}
+
+static int cc_qp_state(struct sroce_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+
+	return sroce_qp_modify(qp, &attr, IB_QP_STATE);
+}
+
+/*
+ * DCQCN state lives as long as the QP's connection: RTS to SQD keeps the
+ * cut rate, a move to RESET returns to line rate with the limiter off,
+ * and the next CE packet gets a CNP at once (sroce_cc_qp_reset() from
+ * sroce_dp_modify()).
+ */
+static void sroce_cc_qp_reset_test(struct kunit *test)
+{
+	struct sroce_cc_params p;
+	struct sroce_qp *qp;
+
+	if (!sroce_wq)
+		kunit_skip(test, "the sroce module did not initialise");
+	cc_params(&p);
+	qp = cc_qp(test, IB_QPS_RTS);
+
+	/*
+	 * It answered a CE packet and got a CNP: half the line rate.  No
+	 * assertion from here on: sroce_dp_stop() must run.
+	 */
+	KUNIT_EXPECT_TRUE(test, sroce_cc_np_should_send_cnp(&qp->cc.np, T0,
+							    &p));
+	sroce_cc_rp_on_cnp(&qp->cc.rp, T0, &p);
+	KUNIT_EXPECT_EQ(test, sroce_cc_rp_rate_mbps(&qp->cc.rp, &p), 20000U);
+
+	KUNIT_EXPECT_EQ(test, cc_qp_state(qp, IB_QPS_SQD), 0);
+	KUNIT_EXPECT_TRUE(test, qp->cc.rp.active);
+	KUNIT_EXPECT_EQ(test, sroce_cc_rp_rate_mbps(&qp->cc.rp, &p), 20000U);
+
+	KUNIT_EXPECT_EQ(test, cc_qp_state(qp, IB_QPS_RESET), 0);
+	KUNIT_EXPECT_EQ(test, qp->state, IB_QPS_RESET);
+	KUNIT_EXPECT_FALSE(test, qp->cc.rp.active);
+	KUNIT_EXPECT_EQ(test, sroce_cc_rp_rate_mbps(&qp->cc.rp, &p), 40000U);
+	/* within cnp_interval_us of the last CNP, which RESET forgot */
+	KUNIT_EXPECT_TRUE(test, sroce_cc_np_should_send_cnp(&qp->cc.np,
+							    T0 + US, &p));
+
+	sroce_dp_stop(qp);
+	KUNIT_EXPECT_EQ(test, kref_read(&qp->ref), 1u);
+}
+
 static struct kunit_case sroce_cc_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_cc_param_check_test, sroce_cc_knob_gen_params),
 	KUNIT_CASE(sroce_cc_defaults_test),
@@ -1005,6 +1084,7 @@ static struct kunit_case sroce_cc_test_cases[] = {
 	KUNIT_CASE(sroce_cc_pace_burst_test),
 	KUNIT_CASE(sroce_cc_pace_disabled_test),
 	KUNIT_CASE(sroce_cc_pace_byte_counter_test),
+	KUNIT_CASE(sroce_cc_qp_reset_test),
 	{}
 };
 

@@ -10,6 +10,10 @@
  * required set passes, that dropping any required attribute fails, that
  * each optional attribute may be added, and that any other attribute makes
  * the request fail.
+ *
+ * Then what each state allows (sroce_qp_state_can(), the table in
+ * sroce_qp.c), every state against every capability, written out here
+ * per capability from 10.3.1 and the verbs (10.8.2).
  */
 #include <kunit/test.h>
 
@@ -249,9 +253,111 @@ static void sroce_qp_state_walk_test(struct kunit *test)
 						   IB_QP_CUR_STATE));
 }
 
+/* Which states have a capability, per capability. */
+struct sroce_qps_cap_case {
+	const char *name;
+	unsigned int cap;
+	bool in[SROCE_QPS_NUM];
+};
+
+static const struct sroce_qps_cap_case sroce_qps_cap_cases[] = {
+	{
+		/* 10.3.1.1-3: an immediate error in RESET, INIT and RTR */
+		.name = "POST_SEND", .cap = SROCE_QPS_POST_SEND,
+		.in = { [IB_QPS_RTS] = true, [IB_QPS_SQD] = true,
+			[IB_QPS_SQE] = true, [IB_QPS_ERR] = true },
+	}, {
+		/* 10.3.1.1: an immediate error in RESET only */
+		.name = "POST_RECV", .cap = SROCE_QPS_POST_RECV,
+		.in = { [IB_QPS_INIT] = true, [IB_QPS_RTR] = true,
+			[IB_QPS_RTS] = true, [IB_QPS_SQD] = true,
+			[IB_QPS_SQE] = true, [IB_QPS_ERR] = true },
+	}, {
+		/* the receive side works from RTR until ERR */
+		.name = "RX_REQ", .cap = SROCE_QPS_RX_REQ,
+		.in = { [IB_QPS_RTR] = true, [IB_QPS_RTS] = true,
+			[IB_QPS_SQD] = true, [IB_QPS_SQE] = true },
+	}, {
+		/* a QP that has sent: RTS and every state after it */
+		.name = "RX_RESP", .cap = SROCE_QPS_RX_RESP,
+		.in = { [IB_QPS_RTS] = true, [IB_QPS_SQD] = true,
+			[IB_QPS_SQE] = true, [IB_QPS_ERR] = true },
+	}, {
+		/* SQD completes the WQEs already started */
+		.name = "SQ_RUN", .cap = SROCE_QPS_SQ_RUN,
+		.in = { [IB_QPS_RTS] = true, [IB_QPS_SQD] = true },
+	}, {
+		.name = "SQ_DRAIN", .cap = SROCE_QPS_SQ_DRAIN,
+		.in = { [IB_QPS_SQD] = true },
+	}, {
+		/* 10.3.1.7, and the send queue of SQE */
+		.name = "SQ_FLUSH", .cap = SROCE_QPS_SQ_FLUSH,
+		.in = { [IB_QPS_SQE] = true, [IB_QPS_ERR] = true },
+	}, {
+		/* 10.3.1.7: SQE keeps its receive queue working */
+		.name = "RQ_FLUSH", .cap = SROCE_QPS_RQ_FLUSH,
+		.in = { [IB_QPS_ERR] = true },
+	}, {
+		/* path and remote QPN are given at INIT to RTR */
+		.name = "PATH", .cap = SROCE_QPS_PATH,
+		.in = { [IB_QPS_RTR] = true, [IB_QPS_RTS] = true,
+			[IB_QPS_SQD] = true, [IB_QPS_SQE] = true },
+	},
+};
+
+static void sroce_qps_cap_desc(const struct sroce_qps_cap_case *c,
+			       char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sroce_qps_cap, sroce_qps_cap_cases, sroce_qps_cap_desc);
+
+/* One capability in every state, and in states out of range. */
+static void sroce_qps_cap_test(struct kunit *test)
+{
+	const struct sroce_qps_cap_case *c = test->param_value;
+	unsigned int s;
+
+	KUNIT_ASSERT_EQ(test, hweight32(c->cap), 1u);
+	for (s = 0; s < SROCE_QPS_NUM; s++)
+		KUNIT_EXPECT_EQ_MSG(test, sroce_qp_state_can(s, c->cap),
+				    c->in[s], "in %s", sroce_qps_name[s]);
+	KUNIT_EXPECT_FALSE(test, sroce_qp_state_can(SROCE_QPS_NUM, c->cap));
+	KUNIT_EXPECT_FALSE(test, sroce_qp_state_can(-1, c->cap));
+}
+
+/*
+ * The table has no capability the cases above leave out, and asking for
+ * several capabilities at once needs all of them.
+ */
+static void sroce_qps_cap_all_test(struct kunit *test)
+{
+	unsigned int tested = 0, s, i;
+
+	for (i = 0; i < ARRAY_SIZE(sroce_qps_cap_cases); i++) {
+		KUNIT_EXPECT_EQ(test, tested & sroce_qps_cap_cases[i].cap, 0u);
+		tested |= sroce_qps_cap_cases[i].cap;
+	}
+	for (s = 0; s < SROCE_QPS_NUM; s++) {
+		KUNIT_EXPECT_EQ_MSG(test, sroce_qp_state_caps_of(s) & ~tested,
+				    0u, "in %s", sroce_qps_name[s]);
+		KUNIT_EXPECT_TRUE(test, sroce_qp_state_can(s, 0));
+	}
+	KUNIT_EXPECT_EQ(test, sroce_qp_state_caps_of(IB_QPS_RESET), 0u);
+	KUNIT_EXPECT_TRUE(test, sroce_qp_state_can(IB_QPS_SQD,
+						   SROCE_QPS_SQ_RUN |
+						   SROCE_QPS_SQ_DRAIN));
+	KUNIT_EXPECT_FALSE(test, sroce_qp_state_can(IB_QPS_RTS,
+						    SROCE_QPS_SQ_RUN |
+						    SROCE_QPS_SQ_DRAIN));
+}
+
 static struct kunit_case sroce_qp_state_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_qp_state_test, sroce_qp_state_gen_params),
 	KUNIT_CASE(sroce_qp_state_walk_test),
+	KUNIT_CASE_PARAM(sroce_qps_cap_test, sroce_qps_cap_gen_params),
+	KUNIT_CASE(sroce_qps_cap_all_test),
 	{}
 };
 

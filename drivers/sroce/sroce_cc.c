@@ -1010,7 +1010,7 @@ static int sroce_cc_cnp_path_connected(struct sroce_qp *qp,
 	int err = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	if (qp->state < IB_QPS_RTR || qp->state > IB_QPS_SQE) {
+	if (!sroce_qp_state_can(qp->state, SROCE_QPS_PATH)) {
 		err = -EINVAL;
 	} else {
 		*av = qp->av;

@@ -106,7 +106,7 @@ void sroce_comp_check_drained(struct sroce_qp *qp)
 	struct ib_event ev = {};
 
 	sroce_dp_assert_run(qp);
-	if (req->state != IB_QPS_SQD || req->drained_event ||
+	if (!(req->caps & SROCE_QPS_SQ_DRAIN) || req->drained_event ||
 	    qp->sq.kidx != req->issued_idx)
 		return;
 	req->drained_event = true;
@@ -529,7 +529,7 @@ static bool sroce_comp_accept(struct sroce_qp *qp,
 	struct sroce_req *req = &qp->dp.req;
 
 	if (qp->type != IB_QPT_RC || !req->wqes || req->error ||
-	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
+	    !(req->caps & SROCE_QPS_SQ_RUN))
 		return false;
 	if (sroce_psn_before(pkt->psn, req->comp_psn)) {
 		req->last_progress = jiffies;
@@ -610,7 +610,7 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 
 	if (req->comp_psn == req->max_psn || req->rnr_wait || req->error ||
 	    !req->timeout_jiffies || qp->type != IB_QPT_RC ||
-	    (req->state != IB_QPS_RTS && req->state != IB_QPS_SQD))
+	    !(req->caps & SROCE_QPS_SQ_RUN))
 		return;
 	if (atomic_read(&req->tx_inflight))
 		req->last_progress = jiffies;

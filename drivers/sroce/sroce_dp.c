@@ -4,7 +4,8 @@
  * by the QP's single work item and by the inline runs that stand in for it.
  *
  * The send side (requester and completer):
- *   1. take the state and attributes modify_qp left (under state_lock)
+ *   1. take what the state allows and the attributes modify_qp left
+ *      (under state_lock)
  *   2. received responses (ACK, NAK, READ response) to the completer,
  *      within a budget
  *   3. what the completer's timers decided (retransmit, RNR wait over)
@@ -183,9 +184,10 @@ static bool sroce_dp_rx_resp(struct sroce_qp *qp, int budget)
 }
 
 /*
- * Take what modify_qp left: the state always, the attributes and the
- * pending RESET / sq_psn when it flagged a change.  Both are read under
- * state_lock, in which modify_qp changes them together.
+ * Take what modify_qp left: what the state allows always (req->caps), the
+ * attributes and the pending RESET / sq_psn when it flagged a change.
+ * Both are read under state_lock, in which modify_qp changes them
+ * together, so the whole run sees one state and its attributes.
  */
 static void sroce_dp_sync(struct sroce_qp *qp)
 {
@@ -195,7 +197,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 	u32 psn = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	req->state = qp->state;
+	req->caps = sroce_qp_state_caps_of(qp->state);
 	if (test_and_clear_bit(SROCE_REQ_F_MODIFIED, &req->flags)) {
 		sroce_req_copy_attrs(qp);
 		reset = req->pend_reset;
@@ -210,7 +212,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 		sroce_req_reset(qp);
 	if (new_psn)
 		sroce_req_set_psn(qp, psn);
-	if (req->state != IB_QPS_SQD)
+	if (!(req->caps & SROCE_QPS_SQ_DRAIN))
 		req->drained_event = false;
 }
 
@@ -218,8 +220,7 @@ static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
 {
 	const struct sroce_req *req = &qp->dp.req;
 
-	return req->error || req->state == IB_QPS_ERR ||
-	       req->state == IB_QPS_SQE;
+	return req->error || (req->caps & SROCE_QPS_SQ_FLUSH);
 }
 
 static bool sroce_dp_stopped(const struct sroce_qp *qp)
@@ -295,7 +296,7 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 			more = true;
 	}
 	/* the QP may have entered ERR during this run (sroce_qp_error()) */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
 		sroce_resp_flush(qp);
 	return more;
 }
@@ -340,7 +341,7 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 	 * In ERR the provider also rings after a post_recv: the responder
 	 * flushes the new receive WQEs (sroce_resp_flush()).
 	 */
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
 		sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_TX_INLINE_BUDGET);
 }
 
@@ -377,6 +378,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	sroce_resp_init(qp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);
 
 /**
  * sroce_dp_modify() - tell the data path about a modify_qp
@@ -386,8 +388,11 @@ int sroce_dp_init(struct sroce_qp *qp)
  *
  * Leaves the news for the next run: a move to RESET (discard posted WQEs,
  * clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
- * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...).
- * SQD stops new WQEs from starting; ERR flushes.  Calls
+ * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...)
+ * and what the new state allows (SQD stops new WQEs from starting; SQE
+ * and ERR flush).  A move to RESET also returns the congestion control
+ * state to that of a new QP at once (sroce_cc_qp_reset(): line rate, no
+ * CNP sent; IBTA 10.3.1.1, the QP keeps nothing from before).  Calls
  * sroce_resp_modify() with the same arguments, then schedules the work.
  * Context: qp->state_lock held.
  */
@@ -400,6 +405,7 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
 		req->pend_reset = true;
 		req->pend_psn = false;
+		sroce_cc_qp_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
 		req->pend_psn = true;
@@ -461,3 +467,4 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_req_cleanup(qp);
 	dst_cache_destroy(&qp->dst_cache);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_stop);

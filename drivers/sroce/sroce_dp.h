@@ -86,14 +86,18 @@ struct sroce_dp {
 #define sroce_dp_assert_resp_run(qp) do { } while (0)
 #endif
 
+/*
+ * Set up the data path of a new QP, qp->work and qp->rx_queue included
+ * (their only initialisation); undo with sroce_dp_stop().
+ */
 int sroce_dp_init(struct sroce_qp *qp);
 
 /*
  * Called by modify_qp after the attributes in @mask were stored in
  * qp->attr and qp->state was set, with qp->state_lock held.  Picks up
- * sq_psn (at RTS), rq_psn (at RTR), and resets state on a move to RESET;
- * calls sroce_resp_modify() with the same arguments and schedules the
- * work.  sroce_qp_error() should call it too (mask IB_QP_STATE).
+ * sq_psn (at RTS), rq_psn (at RTR), and resets state (congestion control
+ * included) on a move to RESET; calls sroce_resp_modify() with the same
+ * arguments and schedules the work.
  */
 void sroce_dp_modify(struct sroce_qp *qp, int mask,
 		     enum ib_qp_state old_state);

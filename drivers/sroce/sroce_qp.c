@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Queue pair objects: QPN allocation, rings, the IBTA state
- * machine of modify_qp (IBTA 10.3), query, destroy, and the small helpers
- * the data path uses (lookup, schedule, error).
+ * machine of modify_qp (IBTA 10.3), the table of what each state allows
+ * (sroce_qp_state_caps[]), query, destroy, and the small helpers the data
+ * path uses (lookup, schedule, error).
  *
  * Lifetime (see sroce.h): a QP is published in dev->qp_xa once fully set up;
  * packets find it with sroce_qp_lookup() (RCU + kref_get_unless_zero()).
@@ -14,7 +15,9 @@
  *
  * Locking: qp->state_lock (irqsave: the data path takes it in softirq)
  * protects qp->state and qp->attr.  The data path's hook sroce_dp_modify()
- * is called with it held.
+ * is called with it held.  qp->state is the only copy of the state
+ * (qp->attr.qp_state is not kept); readers outside the lock use
+ * READ_ONCE().
  */
 
 #include <linux/log2.h>
@@ -50,6 +53,49 @@ const char *sroce_qp_state_name(enum ib_qp_state state)
 		return "?";
 	return sroce_qp_state_names[state];
 }
+
+/*
+ * What each QP state allows: the one table every "may I?" of the driver
+ * reads, through sroce_qp_state_can() (IBTA vol. 1 10.3.1, the QP state
+ * descriptions; posting work requests: 10.8.2).
+ *
+ * RESET (10.3.1.1): posting to either queue is an immediate error, received
+ *	packets are dropped.
+ * INIT (10.3.1.2): receive WRs may be posted but are not processed; send
+ *	WRs are an immediate error; received packets are dropped.
+ * RTR (10.3.1.3): the responder works; send WRs are still an immediate
+ *	error.  The path and remote QPN are set from here on.
+ * RTS: both queues work.
+ * SQD: send WRs are accepted but none starts; the started ones complete,
+ *	then IB_EVENT_SQ_DRAINED (11.6.3).  The responder works.
+ * SQE (UD, UC): send WQEs complete with a flush error; the responder
+ *	works.
+ * ERR (10.3.1.7): WRs are accepted and every WQE of both queues completes
+ *	with IB_WC_WR_FLUSH_ERR; requests are dropped.  Responses still reach
+ *	the send side, which, not running, ignores them.
+ *
+ * CNPs are not in the table: congestion control takes them in any state.
+ */
+const u16 sroce_qp_state_caps[IB_QPS_ERR + 1] = {
+	[IB_QPS_RESET]	= 0,
+	[IB_QPS_INIT]	= SROCE_QPS_POST_RECV,
+	[IB_QPS_RTR]	= SROCE_QPS_POST_RECV | SROCE_QPS_RX_REQ |
+			  SROCE_QPS_PATH,
+	[IB_QPS_RTS]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_RUN | SROCE_QPS_PATH,
+	[IB_QPS_SQD]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_RUN | SROCE_QPS_SQ_DRAIN |
+			  SROCE_QPS_PATH,
+	[IB_QPS_SQE]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_REQ | SROCE_QPS_RX_RESP |
+			  SROCE_QPS_SQ_FLUSH | SROCE_QPS_PATH,
+	[IB_QPS_ERR]	= SROCE_QPS_POST_SEND | SROCE_QPS_POST_RECV |
+			  SROCE_QPS_RX_RESP | SROCE_QPS_SQ_FLUSH |
+			  SROCE_QPS_RQ_FLUSH,
+};
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_state_caps);
 
 /**
  * sroce_modify_qp_ok() - is an IBTA QP transition allowed with this mask?
@@ -152,10 +198,8 @@ void sroce_qp_error(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
-	if (old != IB_QPS_ERR) {
-		qp->state = IB_QPS_ERR;
-		qp->attr.qp_state = IB_QPS_ERR;
-	}
+	if (old != IB_QPS_ERR)
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (old != IB_QPS_ERR) {
@@ -206,11 +250,8 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	sroce_cc_qp_init(qp);
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
-	INIT_WORK(&qp->work, sroce_qp_work);
-	skb_queue_head_init(&qp->rx_queue);
 
 	qp->state = IB_QPS_RESET;
-	qp->attr.qp_state = IB_QPS_RESET;
 	qp->attr.port_num = SROCE_PORT_NUM;
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->attr.path_mig_state = IB_MIG_MIGRATED;
@@ -430,7 +471,8 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  *
  * Validates the values, then, under @qp->state_lock, the transition and the
  * mask against the IBTA tables; stores the attributes, moves the state and
- * lets the data path pick up PSNs and reset itself (sroce_dp_modify()).
+ * lets the data path pick up PSNs and reset itself (sroce_dp_modify(),
+ * which also forgets the congestion control state on a move to RESET).
  * Entering RTS or ERR schedules the QP's work: posted WQEs start, or are
  * flushed.
  * Context: process.
@@ -472,8 +514,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	sroce_qp_store_attr(qp, attr, mask, &av);
 	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
-	qp->state = next;
-	qp->attr.qp_state = next;
+	WRITE_ONCE(qp->state, next);
 	sroce_dp_modify(qp, mask, cur);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
@@ -485,6 +526,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_modify);
 
 /**
  * sroce_qp_query() - current attributes and creation attributes of a QP

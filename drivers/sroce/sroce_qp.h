@@ -38,9 +38,14 @@
  * @rq_lock: serializes kernel post_recv producers
  * @state_lock: protects @attr and @state; taken by modify/query and by the
  *	data path when it moves the QP to SQE/ERR
- * @state: current IBTA state (IB_QPS_*)
+ * @state: current IBTA state (IB_QPS_*), the only copy of it: written
+ *	under @state_lock (WRITE_ONCE()), read under it or with READ_ONCE().
+ *	What a state allows is sroce_qp_state_can(), nowhere else; the data
+ *	path engines take a snapshot of those capabilities per run
+ *	(&struct sroce_req, &struct sroce_resp_attr)
  * @attr: attributes as last modified (pkey_index, qkey, psns, timeout,
- *	retry counts, path MTU, rd_atomic limits, ah_attr ...)
+ *	retry counts, path MTU, rd_atomic limits, ah_attr ...); its qp_state
+ *	is not kept (query_qp fills it in from @state)
  * @av: primary path, built from @attr.ah_attr at RTR
  * @mtu: path MTU in bytes
  * @sq_sig_all: every send WQE generates a CQE
@@ -113,12 +118,76 @@ extern struct workqueue_struct *sroce_wq;
 
 void sroce_qp_schedule(struct sroce_qp *qp);
 
+/* Move a QP to the error state from the data path (IB_EVENT_QP_FATAL). */
 void sroce_qp_error(struct sroce_qp *qp);
 
+/* Is an IBTA QP transition allowed with this attribute mask? */
 bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
 			enum ib_qp_type type, enum ib_qp_attr_mask mask);
 
 /* IBTA name of a QP state ("RESET", "INIT", ..., "ERR") for debug output. */
 const char *sroce_qp_state_name(enum ib_qp_state state);
+
+/**
+ * enum sroce_qps_cap - what a QP state allows (sroce_qp_state_caps[])
+ * @SROCE_QPS_POST_SEND: post_send accepts work requests
+ * @SROCE_QPS_POST_RECV: post_recv accepts work requests
+ * @SROCE_QPS_RX_REQ: the responder takes incoming requests
+ * @SROCE_QPS_RX_RESP: responses (ACK, NAK, READ responses) are passed to
+ *	the send side; it acts on them only with @SROCE_QPS_SQ_RUN
+ * @SROCE_QPS_SQ_RUN: the send side runs: the requester sends packets of
+ *	WQEs, the completer takes responses and keeps the retransmit timer
+ * @SROCE_QPS_SQ_DRAIN: no new send WQE starts; IB_EVENT_SQ_DRAINED once
+ *	the started ones completed
+ * @SROCE_QPS_SQ_FLUSH: send WQEs complete with IB_WC_WR_FLUSH_ERR
+ * @SROCE_QPS_RQ_FLUSH: receive WQEs complete with IB_WC_WR_FLUSH_ERR; a
+ *	doorbell flushes both queues even when nothing new was posted
+ * @SROCE_QPS_PATH: the RC/UC path and remote QPN (set at INIT to RTR)
+ *	are in use: CNPs may be sent along it
+ */
+enum sroce_qps_cap {
+	SROCE_QPS_POST_SEND	= BIT(0),
+	SROCE_QPS_POST_RECV	= BIT(1),
+	SROCE_QPS_RX_REQ	= BIT(2),
+	SROCE_QPS_RX_RESP	= BIT(3),
+	SROCE_QPS_SQ_RUN	= BIT(4),
+	SROCE_QPS_SQ_DRAIN	= BIT(5),
+	SROCE_QPS_SQ_FLUSH	= BIT(6),
+	SROCE_QPS_RQ_FLUSH	= BIT(7),
+	SROCE_QPS_PATH		= BIT(8),
+};
+
+/* Capabilities of each QP state (sroce_qp.c). */
+extern const u16 sroce_qp_state_caps[IB_QPS_ERR + 1];
+
+/**
+ * sroce_qp_state_caps_of() - every capability of a QP state
+ * @s: IB_QPS_*
+ *
+ * For a snapshot taken once per data path run.
+ * Context: any.
+ * Return: enum sroce_qps_cap bits of @s; none for a value out of range.
+ */
+static inline unsigned int sroce_qp_state_caps_of(enum ib_qp_state s)
+{
+	if ((unsigned int)s >= ARRAY_SIZE(sroce_qp_state_caps))
+		return 0;
+	return sroce_qp_state_caps[s];
+}
+
+/**
+ * sroce_qp_state_can() - does a QP state allow something?
+ * @s: IB_QPS_*, e.g. READ_ONCE(qp->state)
+ * @cap: enum sroce_qps_cap bits
+ *
+ * The one place that says what a state allows (IBTA vol. 1 10.3.1; the
+ * table is sroce_qp_state_caps[] in sroce_qp.c).
+ * Context: any.
+ * Return: true when @s has every capability in @cap.
+ */
+static inline bool sroce_qp_state_can(enum ib_qp_state s, unsigned int cap)
+{
+	return (sroce_qp_state_caps_of(s) & cap) == cap;
+}
 
 #endif /* SROCE_QP_H */

@@ -188,23 +188,21 @@ static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 
 /*
  * Is the QP in a state that takes this packet (IBTA 10.3.1)?  Requests need
- * RTR, RTS, SQD or SQE; responses a QP that has sent (RTS and later,
- * including ERR, whose completer ignores them).  Read without the state
+ * SROCE_QPS_RX_REQ, responses SROCE_QPS_RX_RESP (sroce_qp_state_caps[]
+ * says which states have them).  Read without the state
  * lock: a filter only, the data path checks again under its own rules.
  * Done here so that a dropped packet is not also counted as received.
  */
 static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 				const struct sroce_qp *qp)
 {
-	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned int cap = info->mask & SROCE_MASK_REQ ? SROCE_QPS_RX_REQ :
+							 SROCE_QPS_RX_RESP;
 
+	/* CNPs are for congestion control, whatever the QP's state */
 	if (info->mask & SROCE_MASK_CNP)
 		return true;
-	if (info->mask & SROCE_MASK_REQ)
-		return state == IB_QPS_RTR || state == IB_QPS_RTS ||
-		       state == IB_QPS_SQD || state == IB_QPS_SQE;
-	return state != IB_QPS_RESET && state != IB_QPS_INIT &&
-	       state != IB_QPS_RTR;
+	return sroce_qp_state_can(READ_ONCE(qp->state), cap);
 }
 
 /**

@@ -881,7 +881,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	u32 npsn = 1, k = 0;
 
 	if (fresh) {
-		if (req->state == IB_QPS_SQD)
+		if (req->caps & SROCE_QPS_SQ_DRAIN)
 			return false;
 		if ((w->wqe.send_flags & IB_SEND_FENCE) && req->rd_outstanding)
 			return false;
@@ -960,8 +960,7 @@ static bool sroce_req_position_ok(struct sroce_qp *qp,
 static bool sroce_req_can_run(const struct sroce_req *req)
 {
 	return req->wqes && !req->error && !req->rnr_wait &&
-	       !req->tx_blocked &&
-	       (req->state == IB_QPS_RTS || req->state == IB_QPS_SQD);
+	       !req->tx_blocked && (req->caps & SROCE_QPS_SQ_RUN);
 }
 
 /**

@@ -156,7 +156,11 @@ struct sroce_req_wqe {
  * @pend_reset: the QP went to RESET (under qp->state_lock)
  * @pend_psn: @pend_sq_psn is new (under qp->state_lock)
  * @pend_sq_psn: sq_psn from modify_qp (under qp->state_lock)
- * @state: QP state at the start of the current run
+ * @caps: what the QP state allows (enum sroce_qps_cap), taken from
+ *	qp->state at the start of each run (sroce_dp_sync(), under
+ *	qp->state_lock together with the attributes below), so that a run
+ *	sees one state and the attributes that go with it; a modify_qp in
+ *	between takes effect at the next run.  Never written otherwise
  * @av: primary path of an RC or UC QP (copy of qp->av)
  * @ud_av: destination of the UD WQE being sent (copy of its AH's vector)
  * @mtu: bytes of payload per packet: the path MTU (RC, UC) or the port
@@ -210,7 +214,7 @@ struct sroce_req {
 	bool pend_psn;
 	u32 pend_sq_psn;
 
-	enum ib_qp_state state;
+	u16 caps;
 	struct sroce_av av;
 	struct sroce_av ud_av;
 	u32 mtu;

@@ -63,10 +63,10 @@ static inline struct sroce_resp *to_resp(struct sroce_qp *qp)
 	return &qp->dp.resp;
 }
 
-static bool sroce_resp_state_rx(enum ib_qp_state state)
+/* Does the QP state of this entry point's snapshot take requests? */
+static bool sroce_resp_state_rx(const struct sroce_resp *resp)
 {
-	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+	return resp->attr.caps & SROCE_QPS_RX_REQ;
 }
 
 static void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn)
@@ -197,7 +197,7 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 	u32 psn;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	a->state = qp->state;
+	a->caps = sroce_qp_state_caps_of(qp->state);
 	a->access = qp->attr.qp_access_flags;
 	a->qkey = qp->attr.qkey;
 	a->mtu = max_t(u32, qp->mtu, 256);
@@ -218,7 +218,7 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 		resp->nak_sent = false;
 		resp->uc_drop = false;
 	}
-	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(a->state))
+	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(resp))
 		sroce_resp_res_resize(qp, a->max_rd);
 }
 
@@ -1636,7 +1636,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
-	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
+	if (!sroce_resp_state_rx(resp) || resp->failed) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
@@ -1684,7 +1684,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	resp->tx_blocked = false;
 	if (list_empty(&resp->out))
 		return false;
-	if (!sroce_resp_state_rx(resp->attr.state) || resp->failed) {
+	if (!sroce_resp_state_rx(resp) || resp->failed) {
 		sroce_resp_out_clear(qp);
 		return false;
 	}
@@ -1714,7 +1714,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 
 	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
-	if (resp->attr.state != IB_QPS_ERR && !resp->failed)
+	if (!(resp->attr.caps & SROCE_QPS_RQ_FLUSH) && !resp->failed)
 		return;
 	sroce_resp_msg_end(qp);
 	sroce_resp_out_clear(qp);

@@ -121,7 +121,10 @@ struct sroce_resp_out {
 /**
  * struct sroce_resp_attr - QP attributes the responder uses, copied under
  *	qp->state_lock at the start of every responder entry point
- * @state: QP state
+ * @caps: what the QP state allows (enum sroce_qps_cap), taken from
+ *	qp->state with the attributes below (sroce_resp_sync()), so that
+ *	one entry point sees one state and the attributes that go with it.
+ *	Never written otherwise
  * @access: qp_access_flags (IB_ACCESS_REMOTE_*)
  * @qkey: Q_Key (UD)
  * @mtu: path MTU in bytes
@@ -130,7 +133,7 @@ struct sroce_resp_out {
  * @max_rd: max_dest_rd_atomic
  */
 struct sroce_resp_attr {
-	enum ib_qp_state state;
+	u16 caps;
 	int access;
 	u32 qkey;
 	u32 mtu;

@@ -976,7 +976,8 @@ static int sroce_post_one_send(struct sroce_qp *qp,
  * WRs are checked one by one (opcode for the QP type, flags, SGE count,
  * inline size, atomic alignment, UD destination) and written to the SQ ring
  * in order; the first bad one stops the list.  Posting in RESET, INIT or
- * RTR fails; in ERR the WRs are accepted and flushed.  Then rings the data
+ * RTR fails; in SQE and ERR the WRs are accepted and flushed
+ * (SROCE_QPS_POST_SEND, IBTA 10.3.1, 10.8.2).  Then rings the data
  * path's doorbell (sroce_dp_doorbell()), which may send the first packets
  * from the caller's context.
  * Context: any (takes qp->sq_lock with irqsave).
@@ -991,8 +992,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool posted = false;
 	int err = 0;
 
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR || (qp->is_user && wr)) {
+	if (!sroce_qp_state_can(state, SROCE_QPS_POST_SEND) ||
+	    (qp->is_user && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -1012,7 +1013,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
-	if (posted || state == IB_QPS_ERR)
+	/* in ERR the doorbell flushes both queues even with nothing new */
+	if (posted || sroce_qp_state_can(state, SROCE_QPS_RQ_FLUSH))
 		sroce_dp_doorbell(qp);
 	return err;
 }
@@ -1056,7 +1058,8 @@ static int sroce_post_one_recv(struct sroce_qp *qp,
  * @bad_wr: set to the first WR not posted
  *
  * User QPs post receives in their mapped ring.  Posting in RESET fails; in
- * ERR the WRs are accepted and flushed.
+ * ERR the WRs are accepted and flushed (SROCE_QPS_POST_RECV, IBTA
+ * 10.3.1.1, 10.3.1.7).
  * Context: any (takes qp->rq_lock with irqsave).
  * Return: 0, -EINVAL (bad WR, state, user QP), -ENOMEM (RQ full).
  */
@@ -1068,7 +1071,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user || state == IB_QPS_RESET) {
+	if (qp->is_user || !sroce_qp_state_can(state, SROCE_QPS_POST_RECV)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -1083,7 +1086,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 
-	if (state == IB_QPS_ERR)
+	if (sroce_qp_state_can(state, SROCE_QPS_RQ_FLUSH))
 		sroce_qp_schedule(qp);
 	return err;
 }
