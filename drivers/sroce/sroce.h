@@ -10,6 +10,8 @@
  *   sroce_qp.c       QP state machine (IBTA 10.3), QP attributes
  *   sroce_req.c      requester: SQ WQEs -> request packets (TX)
  *   sroce_resp.c     responder: request packets -> memory, RQ, ACK/NAK
+ *   sroce_resp_out.c responder's response queue: ACK/NAK, READ responses,
+ *                    atomic ACKs, in request order (TX)
  *   sroce_comp.c     completer: ACK/NAK/read responses -> CQEs, retransmit
  *   sroce_mr.c       MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c    shared rings and their mmap entries, CQs

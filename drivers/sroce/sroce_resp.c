@@ -11,11 +11,10 @@
  * turns a failure into the IBTA behaviour (NAK and error state for RC,
  * silent drop of the message for UC/UD).
  *
- * Responses leave in request order through a small per-QP queue
- * (sroce_resp.out): an ACK goes out at once when nothing is queued ahead
- * of it, a long READ response is streamed from sroce_resp_run() a budget
- * of packets at a time, and a packet the network pushes back (-EAGAIN) is
- * rebuilt and sent again later.
+ * The responses leave in request order through the per-QP response
+ * queue of sroce_resp_out.c: the steps here queue them, and the entry
+ * points below (sroce_resp_rcv(), sroce_resp_run()) push the queue a
+ * budget of packets at a time.
  *
  * Context: a responder run of the QP (it owns SROCE_DP_RESP_RUNNING, see
  * sroce_dp.h): the work item, or inline from RX softirq; responder runs of
@@ -36,10 +35,6 @@
 #define SROCE_RESP_RUN_BUDGET		128
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_SIZE			40
-/* Queued responses beyond which new ones are dropped (peer retries). */
-#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
-/* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
-#define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
 
 /* Outcome of a check or do step. */
 enum sroce_resp_ret {
@@ -138,7 +133,6 @@ static int sroce_resp_walk(struct sroce_qp *qp, struct sk_buff *skb, u32 off,
 /* ------------------------------------------------------------------ */
 
 static void sroce_resp_msg_end(struct sroce_qp *qp);
-static void sroce_resp_out_clear(struct sroce_qp *qp);
 
 /* Forget everything about the connection (move to RESET, destroy). */
 static void sroce_resp_reset(struct sroce_qp *qp)
@@ -216,324 +210,6 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 	}
 	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(a->state))
 		sroce_resp_res_resize(qp, a->max_rd);
-}
-
-/* ------------------------------------------------------------------ */
-/* Building and sending responses                                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * Allocate a response packet of @opcode with @payload bytes and fill its
- * BTH; *@hdr points at the BTH.
- */
-static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
-					u32 payload, u32 psn, u8 **hdr)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_pkt_info info = {};
-	struct sk_buff *skb;
-	u8 pad = (-payload) & 3;
-
-	skb = sroce_net_alloc_skb(qp->dev, &qp->av, sroce_opcode[opcode].length,
-				  payload, &info);
-	if (!skb)
-		return NULL;
-	info.qp = qp;
-	info.opcode = opcode;
-	info.mask = sroce_opcode[opcode].mask;
-	info.psn = psn;
-	*SROCE_PKT(skb) = info;
-	sroce_bth_init(sroce_pkt_bth(&info), opcode, false, pad,
-		       SROCE_DEFAULT_PKEY, resp->attr.dest_qpn, false, psn);
-	if (pad)
-		memset(info.hdr + sroce_opcode[opcode].length + payload, 0, pad);
-	*hdr = info.hdr;
-	return skb;
-}
-
-static void sroce_resp_set_aeth(u8 *hdr, u8 opcode, u8 syndrome, u32 msn)
-{
-	struct sroce_aeth *aeth;
-
-	aeth = (void *)(hdr + sroce_opcode[opcode].offset[SROCE_HDR_AETH]);
-	aeth->smsn = cpu_to_be32(sroce_aeth_encode(syndrome, msn));
-}
-
-/*
- * Send an ACKNOWLEDGE (ACK, RNR NAK, NAK) or, with @opcode
- * ATOMIC_ACKNOWLEDGE, an atomic ACK carrying @orig (IBTA 9.3.5, 9.5.3).
- * Return: 0 when sent or lost, -EAGAIN when it must be sent again.
- */
-static int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
-			       u32 psn, u32 msn, u64 orig)
-{
-	struct sroce_atmack *atmack;
-	struct sk_buff *skb;
-	u8 *hdr;
-	int err;
-
-	skb = sroce_resp_alloc(qp, opcode, 0, psn, &hdr);
-	if (!skb)
-		return -EAGAIN;
-	sroce_resp_set_aeth(hdr, opcode, syndrome, msn);
-	if (opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) {
-		atmack = (void *)(hdr +
-			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
-		atmack->orig = cpu_to_be64(orig);
-	}
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
-	return err == -EAGAIN ? -EAGAIN : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The response queue                                                  */
-/* ------------------------------------------------------------------ */
-
-static void sroce_resp_out_free(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-
-	if (o->kind != SROCE_OUT_ACK && o->res < resp->res_cap &&
-	    resp->res[o->res].busy)
-		resp->res[o->res].busy--;
-	if (o->kind == SROCE_OUT_READ && resp->rd_mr &&
-	    list_is_first(&o->list, &resp->out)) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
-	list_del(&o->list);
-	resp->out_len--;
-	kfree(o);
-}
-
-/* Drop every queued response (reset, error, flush). */
-static void sroce_resp_out_clear(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o, *tmp;
-
-	list_for_each_entry_safe(o, tmp, &resp->out, list)
-		sroce_resp_out_free(qp, o);
-	if (resp->rd_mr) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
-}
-
-/*
- * A duplicate request at @psn restarts the responses from there: queued
- * responses from @psn on are dropped, the requester sends their requests
- * again (IBTA 9.7.5.1.3).
- */
-static void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o, *tmp;
-
-	list_for_each_entry_safe_reverse(o, tmp, &resp->out, list) {
-		if (sroce_psn_diff(o->psn, psn) >= 0)
-			sroce_resp_out_free(qp, o);
-	}
-}
-
-static struct sroce_resp_out *sroce_resp_out_new(struct sroce_qp *qp, u8 kind,
-						 u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	if (resp->out_len >= SROCE_RESP_MAX_OUT)
-		return NULL;
-	o = kzalloc(sizeof(*o), GFP_ATOMIC | __GFP_NOWARN);
-	if (!o)
-		return NULL;
-	o->kind = kind;
-	o->psn = psn & SROCE_PSN_MASK;
-	o->msn = resp->msn;
-	return o;
-}
-
-static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-
-	if (o->kind != SROCE_OUT_ACK)
-		resp->res[o->res].busy++;
-	list_add_tail(&o->list, &resp->out);
-	resp->out_len++;
-}
-
-/* A plain ACK behind a queued plain ACK replaces it (ACKs are cumulative). */
-static bool sroce_resp_ack_coalesce(struct sroce_qp *qp, u8 syndrome, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *tail;
-
-	if (syndrome != SROCE_AETH_ACK_UNLIMITED || list_empty(&resp->out))
-		return false;
-	tail = list_last_entry(&resp->out, struct sroce_resp_out, list);
-	if (tail->kind != SROCE_OUT_ACK ||
-	    tail->syndrome != SROCE_AETH_ACK_UNLIMITED)
-		return false;
-	if (sroce_psn_after(psn, tail->psn)) {
-		tail->psn = psn;
-		tail->msn = resp->msn;
-	}
-	return true;
-}
-
-/*
- * Answer with an ACK, RNR NAK or NAK for @psn carrying the current MSN:
- * at once when no response is queued ahead of it, else behind them.
- */
-static void sroce_resp_queue_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	psn &= SROCE_PSN_MASK;
-	if (list_empty(&resp->out) &&
-	    !sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syndrome, psn,
-				 resp->msn, 0))
-		return;
-	if (sroce_resp_ack_coalesce(qp, syndrome, psn))
-		return;
-	o = sroce_resp_out_new(qp, SROCE_OUT_ACK, psn);
-	if (!o)
-		return;		/* lost like a dropped packet */
-	o->syndrome = syndrome;
-	sroce_resp_out_add(qp, o);
-}
-
-/* ---- RDMA READ responses (IBTA 9.7.5.1.6, 9.4.4) ---- */
-
-static u8 sroce_resp_read_opcode(const struct sroce_resp_out *o, u32 mtu)
-{
-	bool last = o->resid <= mtu;
-
-	if (o->psn == o->first_psn)
-		return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
-	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-}
-
-/*
- * MR of the stream at the head of the queue: looked up once per stream
- * and kept with its reference; checked again for validity per packet.
- */
-static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
-					   struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_mr *mr = resp->rd_mr;
-
-	if (!mr) {
-		mr = sroce_mr_lookup(qp->dev, o->rkey, true);
-		if (!mr)
-			return NULL;
-		if (sroce_mr_check(mr, qp->pd, o->va, o->resid,
-				   IB_ACCESS_REMOTE_READ)) {
-			sroce_mr_put(mr);
-			return NULL;
-		}
-		resp->rd_mr = mr;
-	}
-	return READ_ONCE(mr->valid) ? mr : NULL;
-}
-
-/*
- * Send the next READ response packet of @o.  Return: 0 (sent or lost,
- * the stream advanced), -EAGAIN (send it again later), -EACCES (the MR
- * went away: remote access error).
- */
-static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	u32 payload = min(o->resid, resp->attr.mtu);
-	u8 opcode = sroce_resp_read_opcode(o, resp->attr.mtu);
-	struct sroce_mr *mr = NULL;
-	struct sk_buff *skb;
-	u8 *hdr;
-	int err;
-
-	if (payload) {
-		mr = sroce_resp_read_mr(qp, o);
-		if (!mr)
-			return -EACCES;
-	}
-	skb = sroce_resp_alloc(qp, opcode, payload, o->psn, &hdr);
-	if (!skb)
-		return -EAGAIN;
-	if (sroce_opcode[opcode].mask & SROCE_MASK_AETH)
-		sroce_resp_set_aeth(hdr, opcode, SROCE_AETH_ACK_UNLIMITED,
-				    o->msn);
-	if (payload)
-		sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
-			      payload, SROCE_FROM_MR);
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
-	if (err == -EAGAIN)
-		return -EAGAIN;
-	o->psn = sroce_psn_add(o->psn, 1);
-	o->va += payload;
-	o->resid -= payload;
-	return 0;
-}
-
-/* Send one packet of the response at the head of the queue. */
-static int sroce_resp_send_one(struct sroce_qp *qp, struct sroce_resp_out *o,
-			       bool *done)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	int err;
-
-	*done = true;
-	switch (o->kind) {
-	case SROCE_OUT_READ:
-		err = sroce_resp_send_read(qp, o);
-		*done = sroce_psn_after(o->psn, o->last_psn);
-		return err;
-	case SROCE_OUT_ATOMIC:
-		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
-					   SROCE_AETH_ACK_UNLIMITED, o->psn,
-					   o->msn, resp->res[o->res].orig);
-	default:
-		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
-					   o->syndrome, o->psn, o->msn, 0);
-	}
-}
-
-static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
-
-/*
- * Send up to @budget queued response packets.  Return: true while
- * responses remain (budget spent or backpressure).
- */
-static bool sroce_resp_push(struct sroce_qp *qp, int budget)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-	bool done;
-	int err;
-
-	while (!list_empty(&resp->out)) {
-		if (budget-- <= 0)
-			return true;
-		o = list_first_entry(&resp->out, struct sroce_resp_out, list);
-		err = sroce_resp_send_one(qp, o, &done);
-		resp->tx_blocked = err == -EAGAIN;
-		if (err == -EAGAIN)
-			return true;
-		if (err) {
-			sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
-			sroce_resp_fatal(qp, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS,
-					 o->psn);
-			return false;
-		}
-		if (done)
-			sroce_resp_out_free(qp, o);
-	}
-	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -637,13 +313,21 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 /* Error handling                                                      */
 /* ------------------------------------------------------------------ */
 
-/*
- * Classes A and C (IBTA 9.9.3): send the NAK (best effort, responses
- * still queued are dropped: the connection is going down), stop taking
- * packets and move the QP to the error state, which flushes its WQEs.
- * @syndrome 0 sends nothing.
+/**
+ * sroce_resp_fatal() - fail the connection from the responder side
+ * @qp: queue pair
+ * @syndrome: AETH syndrome of the NAK to send, or 0 to send nothing
+ * @psn: PSN the NAK carries
+ *
+ * Classes A and C (IBTA 9.9.3): sends the NAK (best effort, responses
+ * still queued are dropped: the connection is going down), ends the
+ * message in progress, stops taking packets and moves the QP to the error
+ * state, which flushes its WQEs.
+ *
+ * Context: a responder run of the QP (SROCE_DP_RESP_RUNNING owned); does
+ * not sleep.
  */
-static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn)
+void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
 	struct sroce_resp *resp = to_resp(qp);
 
@@ -1099,37 +783,6 @@ static enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
 /* RDMA READ and atomics (RC)                                          */
 /* ------------------------------------------------------------------ */
 
-static u32 sroce_resp_read_npsn(u32 len, u32 mtu)
-{
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
-}
-
-/*
- * Queue the response stream of a READ: PSNs from @psn, @len bytes from
- * @va; @first_psn is the PSN of the original request.
- */
-static enum sroce_resp_ret sroce_resp_queue_read(struct sroce_qp *qp,
-						 u16 res, u32 psn,
-						 u32 first_psn, u64 va,
-						 u32 len)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	o = sroce_resp_out_new(qp, SROCE_OUT_READ, psn);
-	if (!o)
-		return SROCE_RESP_DROP;
-	o->res = res;
-	o->first_psn = first_psn;
-	o->last_psn = sroce_psn_add(psn, sroce_resp_read_npsn(len,
-							      resp->attr.mtu) - 1);
-	o->rkey = resp->res[res].rkey;
-	o->va = va;
-	o->resid = len;
-	sroce_resp_out_add(qp, o);
-	return SROCE_RESP_OK;
-}
-
 /*
  * RDMA READ request (IBTA 9.4.4, 9.7.5.1.6): check the RETH, save a
  * responder resource, count the MSN now (C9-148) and advance the expected
@@ -1167,11 +820,10 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 	res->rkey = rkey;
 	res->length = len;
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	ret = sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len);
-	if (ret) {
+	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len)) {
 		res->type = SROCE_RES_FREE;
 		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		return ret;
+		return SROCE_RESP_DROP;
 	}
 	sroce_resp_set_epsn(resp, resp->epsn + npsn);
 	return SROCE_RESP_OK;
@@ -1192,20 +844,6 @@ static u64 sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
 	}
 	spin_unlock_irqrestore(&sroce_resp_atomic_lock, flags);
 	return orig;
-}
-
-/* Save the original value and queue the ATOMIC ACKNOWLEDGE. */
-static enum sroce_resp_ret sroce_resp_queue_atomic(struct sroce_qp *qp,
-						   u16 res, u32 psn)
-{
-	struct sroce_resp_out *o;
-
-	o = sroce_resp_out_new(qp, SROCE_OUT_ATOMIC, psn);
-	if (!o)
-		return SROCE_RESP_DROP;
-	o->res = res;
-	sroce_resp_out_add(qp, o);
-	return SROCE_RESP_OK;
 }
 
 /*
@@ -1237,12 +875,11 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_ACC;
 	res = sroce_resp_res_take(qp, SROCE_RES_ATOMIC, pkt->psn, 1, &idx);
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	ret = sroce_resp_queue_atomic(qp, idx, pkt->psn);
-	if (ret) {
+	if (sroce_resp_queue_atomic(qp, idx, pkt->psn)) {
 		res->type = SROCE_RES_FREE;
 		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
 		sroce_mr_put(mr);
-		return ret;
+		return SROCE_RESP_DROP;
 	}
 	res->orig = sroce_resp_atomic_exec(mr, va,
 					   pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
