@@ -709,7 +709,12 @@ static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 	return 0;
 }
 
-/* Copy one WRITE packet's payload into the MR kept since FIRST. */
+/*
+ * Copy one WRITE packet's payload into the MR kept since FIRST.  The MR
+ * range was checked and the copy into it cannot fail, so the walk fails
+ * only on a packet shorter than its headers say: a length error like a
+ * payload that does not match the RETH (IBTA 9.7.5.1.4).
+ */
 static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 						 struct sk_buff *skb,
 						 const struct sroce_pkt_info *pkt,
@@ -723,8 +728,11 @@ static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
 		return SROCE_RESP_NAK_ACC;
 	}
-	sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
-			sroce_resp_chunk_mr);
+	if (sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
+			    sroce_resp_chunk_mr)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
 	return SROCE_RESP_OK;
 }
 
