@@ -18,7 +18,10 @@
  *   sroce_net.c      UDP 4791 sockets per netns, RX demux, IP/UDP encap, TX
  *   sroce_opcode.c   opcode table, RNR/timeout tables
  *   sroce_icrc.c     ICRC
- *   sroce_cc.c       congestion control (DCQCN)
+ *   sroce_cc.c       congestion control: ECN marking, CNPs, DCQCN rate
+ *                    and pacing, PFC priority
+ *   sroce_cc_knobs.c congestion control knobs, their sysfs files, the
+ *                    line rate, per-QP rdma resource attributes
  *   sroce_counters.c rdma statistic counters (hw_stats)
  *
  * Object lifetime: every QP and MR carries a kref and a completion.
