@@ -10,6 +10,8 @@
  *   sroce_qp.c       QP state machine (IBTA 10.3), QP attributes
  *   sroce_req.c      requester: SQ WQEs -> request packets (TX)
  *   sroce_resp.c     responder: request packets -> memory, RQ, ACK/NAK
+ *   sroce_resp_out.c responder's response queue: ACK/NAK, READ responses,
+ *                    atomic ACKs, in request order (TX)
  *   sroce_comp.c     completer: ACK/NAK/read responses -> CQEs, retransmit
  *   sroce_mr.c       MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c    shared rings and their mmap entries, CQs
@@ -20,7 +22,10 @@
  *                    control hook, dispatch to the QP's data path
  *   sroce_opcode.c   opcode table, RNR/timeout tables
  *   sroce_icrc.c     ICRC
- *   sroce_cc.c       congestion control (DCQCN)
+ *   sroce_cc.c       congestion control: ECN marking, CNPs, DCQCN rate
+ *                    and pacing, PFC priority
+ *   sroce_cc_knobs.c congestion control knobs, their sysfs files, the
+ *                    line rate, per-QP rdma resource attributes
  *   sroce_counters.c rdma statistic counters (hw_stats)
  *
  * Object lifetime: every QP and MR carries a kref and a completion.

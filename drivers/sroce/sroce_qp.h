@@ -94,6 +94,12 @@ static inline struct sroce_qp *to_sroce_qp(struct ib_qp *qp)
 	return container_of(qp, struct sroce_qp, ibqp);
 }
 
+/* The responder state of a QP (sroce_resp.c, sroce_resp_out.c). */
+static inline struct sroce_resp *to_sroce_resp(struct sroce_qp *qp)
+{
+	return &qp->dp.resp;
+}
+
 static inline u32 sroce_qpn(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_num;

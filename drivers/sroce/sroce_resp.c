@@ -11,11 +11,10 @@
  * turns a failure into the IBTA behaviour (NAK and error state for RC,
  * silent drop of the message for UC/UD).
  *
- * Responses leave in request order through a small per-QP queue
- * (sroce_resp.out): an ACK goes out at once when nothing is queued ahead
- * of it, a long READ response is streamed from sroce_resp_run() a budget
- * of packets at a time, and a packet the network pushes back (-EAGAIN) is
- * rebuilt and sent again later.
+ * The responses leave in request order through the per-QP response
+ * queue of sroce_resp_out.c: the steps here queue them, and the entry
+ * points below (sroce_resp_rcv(), sroce_resp_run()) push the queue a
+ * budget of packets at a time.
  *
  * Context: a responder run of the QP (it owns SROCE_DP_RESP_RUNNING, see
  * sroce_dp.h): the work item, or inline from RX softirq; responder runs of
@@ -40,10 +39,6 @@
 #define SROCE_RESP_RUN_BUDGET		128
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_SIZE			40
-/* Queued responses beyond which new ones are dropped (peer retries). */
-#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
-/* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
-#define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
 
 /* Outcome of a check or do step. */
 enum sroce_resp_ret {
@@ -57,11 +52,6 @@ enum sroce_resp_ret {
 
 /* Atomic operations are atomic with respect to each other (IBTA 9.4.5). */
 static DEFINE_SPINLOCK(sroce_resp_atomic_lock);
-
-static inline struct sroce_resp *to_resp(struct sroce_qp *qp)
-{
-	return &qp->dp.resp;
-}
 
 /* Does the QP state of this entry point's snapshot take requests? */
 static bool sroce_resp_state_rx(const struct sroce_resp *resp)
@@ -142,12 +132,11 @@ static int sroce_resp_walk(struct sroce_qp *qp, struct sk_buff *skb, u32 off,
 /* ------------------------------------------------------------------ */
 
 static void sroce_resp_msg_end(struct sroce_qp *qp);
-static void sroce_resp_out_clear(struct sroce_qp *qp);
 
 /* Forget everything about the connection (move to RESET, destroy). */
 static void sroce_resp_reset(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_msg_end(qp);
 	sroce_resp_out_clear(qp);
@@ -169,7 +158,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
  */
 static void sroce_resp_res_resize(struct sroce_qp *qp, u32 cap)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_out_clear(qp);
 	kfree(resp->res);
@@ -190,7 +179,7 @@ static void sroce_resp_res_resize(struct sroce_qp *qp, u32 cap)
  */
 static void sroce_resp_sync(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_attr *a = &resp->attr;
 	bool reset, set_psn;
 	unsigned long flags;
@@ -223,330 +212,12 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
-/* Building and sending responses                                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * Allocate a response packet of @opcode with @payload bytes and fill its
- * BTH; *@hdr points at the BTH.
- */
-static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
-					u32 payload, u32 psn, u8 **hdr)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_pkt_info info = {};
-	struct sk_buff *skb;
-	u8 pad = (-payload) & 3;
-
-	skb = sroce_net_alloc_skb(qp->dev, &qp->av, sroce_opcode[opcode].length,
-				  payload, &info);
-	if (!skb)
-		return NULL;
-	info.qp = qp;
-	info.opcode = opcode;
-	info.mask = sroce_opcode[opcode].mask;
-	info.psn = psn;
-	*SROCE_PKT(skb) = info;
-	sroce_bth_init(sroce_pkt_bth(&info), opcode, false, pad,
-		       SROCE_DEFAULT_PKEY, resp->attr.dest_qpn, false, psn);
-	if (pad)
-		memset(info.hdr + sroce_opcode[opcode].length + payload, 0, pad);
-	*hdr = info.hdr;
-	return skb;
-}
-
-static void sroce_resp_set_aeth(u8 *hdr, u8 opcode, u8 syndrome, u32 msn)
-{
-	struct sroce_aeth *aeth;
-
-	aeth = (void *)(hdr + sroce_opcode[opcode].offset[SROCE_HDR_AETH]);
-	aeth->smsn = cpu_to_be32(sroce_aeth_encode(syndrome, msn));
-}
-
-/*
- * Send an ACKNOWLEDGE (ACK, RNR NAK, NAK) or, with @opcode
- * ATOMIC_ACKNOWLEDGE, an atomic ACK carrying @orig (IBTA 9.3.5, 9.5.3).
- * Return: 0 when sent or lost, -EAGAIN when it must be sent again.
- */
-static int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
-			       u32 psn, u32 msn, u64 orig)
-{
-	struct sroce_atmack *atmack;
-	struct sk_buff *skb;
-	u8 *hdr;
-	int err;
-
-	skb = sroce_resp_alloc(qp, opcode, 0, psn, &hdr);
-	if (!skb)
-		return -EAGAIN;
-	sroce_resp_set_aeth(hdr, opcode, syndrome, msn);
-	if (opcode == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE) {
-		atmack = (void *)(hdr +
-			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
-		atmack->orig = cpu_to_be64(orig);
-	}
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
-	return err == -EAGAIN ? -EAGAIN : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The response queue                                                  */
-/* ------------------------------------------------------------------ */
-
-static void sroce_resp_out_free(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-
-	if (o->kind != SROCE_OUT_ACK && o->res < resp->res_cap &&
-	    resp->res[o->res].busy)
-		resp->res[o->res].busy--;
-	if (o->kind == SROCE_OUT_READ && resp->rd_mr &&
-	    list_is_first(&o->list, &resp->out)) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
-	list_del(&o->list);
-	resp->out_len--;
-	kfree(o);
-}
-
-/* Drop every queued response (reset, error, flush). */
-static void sroce_resp_out_clear(struct sroce_qp *qp)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o, *tmp;
-
-	list_for_each_entry_safe(o, tmp, &resp->out, list)
-		sroce_resp_out_free(qp, o);
-	if (resp->rd_mr) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
-}
-
-/*
- * A duplicate request at @psn restarts the responses from there: queued
- * responses from @psn on are dropped, the requester sends their requests
- * again (IBTA 9.7.5.1.3).
- */
-static void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o, *tmp;
-
-	list_for_each_entry_safe_reverse(o, tmp, &resp->out, list) {
-		if (sroce_psn_diff(o->psn, psn) >= 0)
-			sroce_resp_out_free(qp, o);
-	}
-}
-
-static struct sroce_resp_out *sroce_resp_out_new(struct sroce_qp *qp, u8 kind,
-						 u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	if (resp->out_len >= SROCE_RESP_MAX_OUT)
-		return NULL;
-	o = kzalloc(sizeof(*o), GFP_ATOMIC | __GFP_NOWARN);
-	if (!o)
-		return NULL;
-	o->kind = kind;
-	o->psn = psn & SROCE_PSN_MASK;
-	o->msn = resp->msn;
-	return o;
-}
-
-static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-
-	if (o->kind != SROCE_OUT_ACK)
-		resp->res[o->res].busy++;
-	list_add_tail(&o->list, &resp->out);
-	resp->out_len++;
-}
-
-/* A plain ACK behind a queued plain ACK replaces it (ACKs are cumulative). */
-static bool sroce_resp_ack_coalesce(struct sroce_qp *qp, u8 syndrome, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *tail;
-
-	if (syndrome != SROCE_AETH_ACK_UNLIMITED || list_empty(&resp->out))
-		return false;
-	tail = list_last_entry(&resp->out, struct sroce_resp_out, list);
-	if (tail->kind != SROCE_OUT_ACK ||
-	    tail->syndrome != SROCE_AETH_ACK_UNLIMITED)
-		return false;
-	if (sroce_psn_after(psn, tail->psn)) {
-		tail->psn = psn;
-		tail->msn = resp->msn;
-	}
-	return true;
-}
-
-/*
- * Answer with an ACK, RNR NAK or NAK for @psn carrying the current MSN:
- * at once when no response is queued ahead of it, else behind them.
- */
-static void sroce_resp_queue_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	psn &= SROCE_PSN_MASK;
-	if (list_empty(&resp->out) &&
-	    !sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syndrome, psn,
-				 resp->msn, 0))
-		return;
-	if (sroce_resp_ack_coalesce(qp, syndrome, psn))
-		return;
-	o = sroce_resp_out_new(qp, SROCE_OUT_ACK, psn);
-	if (!o)
-		return;		/* lost like a dropped packet */
-	o->syndrome = syndrome;
-	sroce_resp_out_add(qp, o);
-}
-
-/* ---- RDMA READ responses (IBTA 9.7.5.1.6, 9.4.4) ---- */
-
-static u8 sroce_resp_read_opcode(const struct sroce_resp_out *o, u32 mtu)
-{
-	bool last = o->resid <= mtu;
-
-	if (o->psn == o->first_psn)
-		return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			      IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST;
-	return last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-		      IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE;
-}
-
-/*
- * MR of the stream at the head of the queue: looked up once per stream
- * and kept with its reference; checked again for validity per packet.
- */
-static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
-					   struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_mr *mr = resp->rd_mr;
-
-	if (!mr) {
-		mr = sroce_mr_lookup(qp->dev, o->rkey, true);
-		if (!mr)
-			return NULL;
-		if (sroce_mr_check(mr, qp->pd, o->va, o->resid,
-				   IB_ACCESS_REMOTE_READ)) {
-			sroce_mr_put(mr);
-			return NULL;
-		}
-		resp->rd_mr = mr;
-	}
-	return READ_ONCE(mr->valid) ? mr : NULL;
-}
-
-/*
- * Send the next READ response packet of @o.  Return: 0 (sent or lost,
- * the stream advanced), -EAGAIN (send it again later), -EACCES (the MR
- * went away: remote access error).
- */
-static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	u32 payload = min(o->resid, resp->attr.mtu);
-	u8 opcode = sroce_resp_read_opcode(o, resp->attr.mtu);
-	struct sroce_mr *mr = NULL;
-	struct sk_buff *skb;
-	u8 *hdr;
-	int err;
-
-	if (payload) {
-		mr = sroce_resp_read_mr(qp, o);
-		if (!mr)
-			return -EACCES;
-	}
-	skb = sroce_resp_alloc(qp, opcode, payload, o->psn, &hdr);
-	if (!skb)
-		return -EAGAIN;
-	if (sroce_opcode[opcode].mask & SROCE_MASK_AETH)
-		sroce_resp_set_aeth(hdr, opcode, SROCE_AETH_ACK_UNLIMITED,
-				    o->msn);
-	if (payload)
-		sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
-			      payload, SROCE_FROM_MR);
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
-	if (err == -EAGAIN)
-		return -EAGAIN;
-	o->psn = sroce_psn_add(o->psn, 1);
-	o->va += payload;
-	o->resid -= payload;
-	return 0;
-}
-
-/* Send one packet of the response at the head of the queue. */
-static int sroce_resp_send_one(struct sroce_qp *qp, struct sroce_resp_out *o,
-			       bool *done)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	int err;
-
-	*done = true;
-	switch (o->kind) {
-	case SROCE_OUT_READ:
-		err = sroce_resp_send_read(qp, o);
-		*done = sroce_psn_after(o->psn, o->last_psn);
-		return err;
-	case SROCE_OUT_ATOMIC:
-		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE,
-					   SROCE_AETH_ACK_UNLIMITED, o->psn,
-					   o->msn, resp->res[o->res].orig);
-	default:
-		return sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
-					   o->syndrome, o->psn, o->msn, 0);
-	}
-}
-
-static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
-
-/*
- * Send up to @budget queued response packets.  Return: true while
- * responses remain (budget spent or backpressure).
- */
-static bool sroce_resp_push(struct sroce_qp *qp, int budget)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-	bool done;
-	int err;
-
-	while (!list_empty(&resp->out)) {
-		if (budget-- <= 0)
-			return true;
-		o = list_first_entry(&resp->out, struct sroce_resp_out, list);
-		err = sroce_resp_send_one(qp, o, &done);
-		resp->tx_blocked = err == -EAGAIN;
-		if (err == -EAGAIN)
-			return true;
-		if (err) {
-			sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
-			sroce_resp_fatal(qp, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS,
-					 o->psn);
-			return false;
-		}
-		if (done)
-			sroce_resp_out_free(qp, o);
-	}
-	return false;
-}
-
-/* ------------------------------------------------------------------ */
 /* Receive WQEs and completions                                        */
 /* ------------------------------------------------------------------ */
 
 static void sroce_resp_msg_end(struct sroce_qp *qp)
 {
-	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 
 	if (msg->have_wqe)
 		sroce_sge_cursor_release(&msg->cur);
@@ -574,7 +245,7 @@ static void sroce_resp_rq_hostile(struct sroce_qp *qp)
  */
 static enum sroce_resp_ret sroce_resp_take_wqe(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_msg *msg = &resp->msg;
 	int n;
 
@@ -607,7 +278,7 @@ static void sroce_resp_cqe_init(struct sroce_qp *qp, struct sroce_cqe *cqe,
 				enum ib_wc_status status)
 {
 	memset(cqe, 0, sizeof(*cqe));
-	cqe->wr_id = to_resp(qp)->msg.wqe.wr_id;
+	cqe->wr_id = to_sroce_resp(qp)->msg.wqe.wr_id;
 	cqe->status = status;
 	cqe->opcode = IB_WC_RECV;
 	cqe->qp_num = sroce_qpn(qp);
@@ -631,7 +302,7 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 {
 	struct sroce_cqe cqe;
 
-	if (!to_resp(qp)->msg.have_wqe)
+	if (!to_sroce_resp(qp)->msg.have_wqe)
 		return;
 	sroce_resp_cqe_init(qp, &cqe, status);
 	sroce_resp_post(qp, &cqe, true);
@@ -641,15 +312,23 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 /* Error handling                                                      */
 /* ------------------------------------------------------------------ */
 
-/*
- * Classes A and C (IBTA 9.9.3): send the NAK (best effort, responses
- * still queued are dropped: the connection is going down), stop taking
- * packets and move the QP to the error state, which flushes its WQEs.
- * @syndrome 0 sends nothing.
+/**
+ * sroce_resp_fatal() - fail the connection from the responder side
+ * @qp: queue pair
+ * @syndrome: AETH syndrome of the NAK to send, or 0 to send nothing
+ * @psn: PSN the NAK carries
+ *
+ * Classes A and C (IBTA 9.9.3): sends the NAK (best effort, responses
+ * still queued are dropped: the connection is going down), ends the
+ * message in progress, stops taking packets and moves the QP to the error
+ * state, which flushes its WQEs.
+ *
+ * Context: a responder run of the QP (SROCE_DP_RESP_RUNNING owned); does
+ * not sleep.
  */
-static void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn)
+void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_out_clear(qp);
 	if (syndrome)
@@ -696,7 +375,7 @@ static void sroce_resp_rc_error(struct sroce_qp *qp,
 				const struct sroce_pkt_info *pkt,
 				enum sroce_resp_ret ret)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	switch (ret) {
 	case SROCE_RESP_OK:
@@ -725,7 +404,7 @@ static void sroce_resp_rc_error(struct sroce_qp *qp,
 static void sroce_resp_unrel_error(struct sroce_qp *qp,
 				   enum sroce_resp_ret ret)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	if (ret == SROCE_RESP_OK)
 		return;
@@ -827,7 +506,7 @@ static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
  */
 static enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	if (!resp->attr.max_rd) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
@@ -847,7 +526,7 @@ static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
 						  u8 type, u32 psn, u32 npsn,
 						  u16 *idx)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_res *res = &resp->res[resp->res_head];
 
 	*idx = resp->res_head;
@@ -865,7 +544,7 @@ static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
 
 static int sroce_resp_chunk_sge(struct sroce_qp *qp, void *buf, u32 len)
 {
-	return sroce_sge_copy(qp->dev, qp->pd, &to_resp(qp)->msg.cur, buf, len,
+	return sroce_sge_copy(qp->dev, qp->pd, &to_sroce_resp(qp)->msg.cur, buf, len,
 			      SROCE_TO_MR);
 }
 
@@ -876,7 +555,7 @@ static int sroce_resp_chunk_sge(struct sroce_qp *qp, void *buf, u32 len)
  */
 static enum sroce_resp_ret sroce_resp_sge_err(struct sroce_qp *qp, int err)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	if (err == -EINVAL) {
 		resp->wc_err = IB_WC_LOC_LEN_ERR;
@@ -901,7 +580,7 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
 		err = sroce_resp_walk(qp, skb, off, len, sroce_resp_chunk_sge);
 	if (err)
 		return sroce_resp_sge_err(qp, err);
-	to_resp(qp)->msg.len += len;
+	to_sroce_resp(qp)->msg.len += len;
 	return SROCE_RESP_OK;
 }
 
@@ -921,7 +600,7 @@ static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 	if (ok)
 		return SROCE_RESP_OK;
 	sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
-	to_resp(qp)->wc_err = IB_WC_REM_INV_REQ_ERR;
+	to_sroce_resp(qp)->wc_err = IB_WC_REM_INV_REQ_ERR;
 	return SROCE_RESP_NAK_INV;
 }
 
@@ -929,7 +608,7 @@ static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 static enum sroce_resp_ret sroce_resp_send_done(struct sroce_qp *qp,
 						const struct sroce_pkt_info *pkt)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_cqe cqe;
 	u32 rkey = 0;
 
@@ -964,7 +643,7 @@ static enum sroce_resp_ret sroce_resp_do_send(struct sroce_qp *qp,
 					      const struct sroce_pkt_info *pkt,
 					      u32 len)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	enum sroce_resp_ret ret;
 
 	if (!sroce_resp_send_len_ok(resp, pkt, len)) {
@@ -998,7 +677,7 @@ static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 						  const struct sroce_pkt_info *pkt)
 {
 	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 	u32 len = be32_to_cpu(reth->len);
 	u64 va = be64_to_cpu(reth->va);
 
@@ -1021,7 +700,7 @@ static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 
 static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 {
-	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 
 	sroce_mr_copy(msg->mr, msg->va, buf, len, SROCE_TO_MR);
 	msg->va += len;
@@ -1029,13 +708,18 @@ static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 	return 0;
 }
 
-/* Copy one WRITE packet's payload into the MR kept since FIRST. */
+/*
+ * Copy one WRITE packet's payload into the MR kept since FIRST.  The MR
+ * range was checked and the copy into it cannot fail, so the walk fails
+ * only on a packet shorter than its headers say: a length error like a
+ * payload that does not match the RETH (IBTA 9.7.5.1.4).
+ */
 static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 						 struct sk_buff *skb,
 						 const struct sroce_pkt_info *pkt,
 						 u32 len)
 {
-	struct sroce_resp_msg *msg = &to_resp(qp)->msg;
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 
 	if (!len)
 		return SROCE_RESP_OK;
@@ -1043,8 +727,11 @@ static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
 		return SROCE_RESP_NAK_ACC;
 	}
-	sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
-			sroce_resp_chunk_mr);
+	if (sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
+			    sroce_resp_chunk_mr)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
 	return SROCE_RESP_OK;
 }
 
@@ -1057,7 +744,7 @@ static enum sroce_resp_ret sroce_resp_write_imm_done(struct sroce_qp *qp,
 
 	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
 	cqe.opcode = IB_WC_RECV_RDMA_WITH_IMM;
-	cqe.byte_len = to_resp(qp)->msg.len;
+	cqe.byte_len = to_sroce_resp(qp)->msg.len;
 	cqe.wc_flags = SROCE_WC_F_WITH_IMM;
 	cqe.ex.imm_data = immdt->imm;
 	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
@@ -1071,7 +758,7 @@ static enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
 					       const struct sroce_pkt_info *pkt,
 					       u32 len)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	bool imm = pkt->mask & SROCE_MASK_IMMDT;
 	enum sroce_resp_ret ret;
 
@@ -1103,37 +790,6 @@ static enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
 /* RDMA READ and atomics (RC)                                          */
 /* ------------------------------------------------------------------ */
 
-static u32 sroce_resp_read_npsn(u32 len, u32 mtu)
-{
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
-}
-
-/*
- * Queue the response stream of a READ: PSNs from @psn, @len bytes from
- * @va; @first_psn is the PSN of the original request.
- */
-static enum sroce_resp_ret sroce_resp_queue_read(struct sroce_qp *qp,
-						 u16 res, u32 psn,
-						 u32 first_psn, u64 va,
-						 u32 len)
-{
-	struct sroce_resp *resp = to_resp(qp);
-	struct sroce_resp_out *o;
-
-	o = sroce_resp_out_new(qp, SROCE_OUT_READ, psn);
-	if (!o)
-		return SROCE_RESP_DROP;
-	o->res = res;
-	o->first_psn = first_psn;
-	o->last_psn = sroce_psn_add(psn, sroce_resp_read_npsn(len,
-							      resp->attr.mtu) - 1);
-	o->rkey = resp->res[res].rkey;
-	o->va = va;
-	o->resid = len;
-	sroce_resp_out_add(qp, o);
-	return SROCE_RESP_OK;
-}
-
 /*
  * RDMA READ request (IBTA 9.4.4, 9.7.5.1.6): check the RETH, save a
  * responder resource, count the MSN now (C9-148) and advance the expected
@@ -1143,7 +799,7 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 					      const struct sroce_pkt_info *pkt)
 {
 	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	u32 len = be32_to_cpu(reth->len), rkey = be32_to_cpu(reth->rkey);
 	u64 va = be64_to_cpu(reth->va);
 	struct sroce_resp_res *res;
@@ -1171,11 +827,10 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 	res->rkey = rkey;
 	res->length = len;
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	ret = sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len);
-	if (ret) {
+	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len)) {
 		res->type = SROCE_RES_FREE;
 		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		return ret;
+		return SROCE_RESP_DROP;
 	}
 	sroce_resp_set_epsn(resp, resp->epsn + npsn);
 	return SROCE_RESP_OK;
@@ -1198,20 +853,6 @@ static u64 sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
 	return orig;
 }
 
-/* Save the original value and queue the ATOMIC ACKNOWLEDGE. */
-static enum sroce_resp_ret sroce_resp_queue_atomic(struct sroce_qp *qp,
-						   u16 res, u32 psn)
-{
-	struct sroce_resp_out *o;
-
-	o = sroce_resp_out_new(qp, SROCE_OUT_ATOMIC, psn);
-	if (!o)
-		return SROCE_RESP_DROP;
-	o->res = res;
-	sroce_resp_out_add(qp, o);
-	return SROCE_RESP_OK;
-}
-
 /*
  * COMPARE_SWAP / FETCH_ADD (IBTA 9.4.5, 9.7.5.1.5): 8-byte aligned VA
  * (else invalid request), remote atomic access, executed once; the
@@ -1221,7 +862,7 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 						const struct sroce_pkt_info *pkt)
 {
 	struct sroce_atmeth *ath = sroce_pkt_hdr(pkt, SROCE_HDR_ATMETH);
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	u64 va = be64_to_cpu(ath->va);
 	struct sroce_resp_res *res;
 	enum sroce_resp_ret ret;
@@ -1241,12 +882,11 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_ACC;
 	res = sroce_resp_res_take(qp, SROCE_RES_ATOMIC, pkt->psn, 1, &idx);
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	ret = sroce_resp_queue_atomic(qp, idx, pkt->psn);
-	if (ret) {
+	if (sroce_resp_queue_atomic(qp, idx, pkt->psn)) {
 		res->type = SROCE_RES_FREE;
 		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
 		sroce_mr_put(mr);
-		return ret;
+		return SROCE_RESP_DROP;
 	}
 	res->orig = sroce_resp_atomic_exec(mr, va,
 					   pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
@@ -1265,7 +905,7 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 static struct sroce_resp_res *sroce_resp_res_find(struct sroce_qp *qp,
 						  u8 type, u32 psn, u16 *idx)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_res *res;
 	u32 i;
 
@@ -1290,7 +930,7 @@ static void sroce_resp_dup_read(struct sroce_qp *qp,
 				const struct sroce_pkt_info *pkt)
 {
 	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	u32 len = be32_to_cpu(reth->len);
 	u64 va = be64_to_cpu(reth->va);
 	struct sroce_resp_res *res;
@@ -1351,7 +991,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
  */
 static void sroce_resp_out_of_seq(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_counter_inc(qp->dev, SROCE_CNT_OUT_OF_SEQ_REQ);
 	if (resp->nak_sent)
@@ -1367,7 +1007,7 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 						 const struct sroce_pkt_info *pkt,
 						 u32 len)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	enum sroce_resp_ret ret;
 
 	if (pkt->mask & SROCE_MASK_READ)
@@ -1390,7 +1030,7 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 			  const struct sroce_pkt_info *pkt, u32 len)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	s32 diff = sroce_psn_diff(pkt->psn, resp->epsn);
 	enum sroce_resp_ret ret;
 
@@ -1424,7 +1064,7 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 static bool sroce_resp_uc_psn_ok(struct sroce_qp *qp,
 				 const struct sroce_pkt_info *pkt)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	if (pkt->psn != resp->epsn) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_OUT_OF_SEQ_REQ);
@@ -1444,7 +1084,7 @@ static bool sroce_resp_uc_psn_ok(struct sroce_qp *qp,
 static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 			  const struct sroce_pkt_info *pkt, u32 len)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	enum sroce_resp_ret ret;
 
 	if (!sroce_resp_uc_psn_ok(qp, pkt))
@@ -1479,7 +1119,7 @@ static bool sroce_resp_qkey_ok(struct sroce_qp *qp,
 {
 	struct sroce_deth *deth = sroce_pkt_hdr(pkt, SROCE_HDR_DETH);
 	u32 want = qp->type == IB_QPT_GSI ? SROCE_GSI_QKEY :
-					     to_resp(qp)->attr.qkey;
+					     to_sroce_resp(qp)->attr.qkey;
 
 	return be32_to_cpu(deth->qkey) == want;
 }
@@ -1506,7 +1146,7 @@ static enum sroce_resp_ret sroce_resp_ud_grh(struct sroce_qp *qp,
 	err = sroce_resp_chunk_sge(qp, grh, SROCE_GRH_SIZE);
 	if (err)
 		return sroce_resp_sge_err(qp, err);
-	to_resp(qp)->msg.len = SROCE_GRH_SIZE;
+	to_sroce_resp(qp)->msg.len = SROCE_GRH_SIZE;
 	return SROCE_RESP_OK;
 }
 
@@ -1519,7 +1159,7 @@ static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
 	struct sroce_cqe cqe;
 
 	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
-	cqe.byte_len = to_resp(qp)->msg.len;
+	cqe.byte_len = to_sroce_resp(qp)->msg.len;
 	cqe.src_qp = be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
 	cqe.wc_flags = SROCE_WC_F_GRH;
 	cqe.network_hdr_type = pkt->network_type;
@@ -1561,7 +1201,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!ret)
 		ret = sroce_resp_ud_done(qp, pkt, len);
 	sroce_resp_unrel_error(qp, ret);
-	to_resp(qp)->uc_drop = false;
+	to_sroce_resp(qp)->uc_drop = false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1577,7 +1217,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
  */
 void sroce_resp_init(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	memset(resp, 0, sizeof(*resp));
 	INIT_LIST_HEAD(&resp->out);
@@ -1599,7 +1239,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 void sroce_resp_modify(struct sroce_qp *qp, int mask,
 		       enum ib_qp_state old_state)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	lockdep_assert_held(&qp->state_lock);
 	if (qp->state == IB_QPS_RESET) {
@@ -1631,7 +1271,7 @@ void sroce_resp_modify(struct sroce_qp *qp, int mask,
 void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	s64 len;
 
 	sroce_dp_assert_resp_run(qp);
@@ -1677,7 +1317,7 @@ drop:
  */
 bool sroce_resp_run(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_dp_assert_resp_run(qp);
 	sroce_resp_sync(qp);
@@ -1707,7 +1347,7 @@ bool sroce_resp_run(struct sroce_qp *qp)
  */
 void sroce_resp_flush(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_recv_wqe *slot;
 	struct sroce_cqe cqe;
 	int n;
@@ -1749,7 +1389,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
  */
 void sroce_resp_stop(struct sroce_qp *qp)
 {
-	struct sroce_resp *resp = to_resp(qp);
+	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_reset(qp);
 	kfree(resp->res);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_resp.h - responder state (sroce_resp.c): the receive side of RC,
- * UC and UD queue pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8).
+ * sroce_resp.h - responder state: the receive side of RC, UC and UD queue
+ * pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8), and the interface between
+ * the request handling (sroce_resp.c) and the response queue
+ * (sroce_resp_out.c).
  *
  * Every member is touched only from the QP's work item, except the pend_*
  * members, which sroce_resp_modify() writes and the work item reads, both
@@ -12,12 +14,18 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/math.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
 
+#include "sroce_hdr.h"
 #include "sroce_mr.h"
 
 struct sroce_mr;
+struct sroce_qp;
+
+/* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
+#define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
 
 /* What the current inbound message is (struct sroce_resp_msg.op). */
 enum sroce_resp_msg_op {
@@ -79,45 +87,6 @@ struct sroce_resp_res {
 	u64 orig;
 };
 
-/* struct sroce_resp_out.kind */
-enum sroce_resp_out_kind {
-	SROCE_OUT_ACK,		/* ACK, RNR NAK or NAK (opcode ACKNOWLEDGE) */
-	SROCE_OUT_READ,		/* RDMA READ response packets */
-	SROCE_OUT_ATOMIC,	/* ATOMIC ACKNOWLEDGE */
-};
-
-/**
- * struct sroce_resp_out - a response waiting to be sent; responses leave
- *	in the order their requests arrived (IBTA 9.7.5.1)
- * @list: entry in sroce_resp.out
- * @kind: enum sroce_resp_out_kind
- * @syndrome: AETH syndrome (SROCE_OUT_ACK)
- * @res: index in sroce_resp.res (READ, ATOMIC)
- * @psn: PSN of the next packet to send
- * @last_psn: PSN of the last packet (READ)
- * @first_psn: PSN of the original READ request: a stream starting there
- *	opens with READ_RESPONSE_FIRST/ONLY, else with MIDDLE/LAST
- * @msn: MSN to put in the AETH
- * @rkey: R_Key (READ)
- * @resid: bytes still to send (READ)
- * @va: next byte to send (READ)
- * @orig: original value (ATOMIC)
- */
-struct sroce_resp_out {
-	struct list_head list;
-	u8 kind;
-	u8 syndrome;
-	u16 res;
-	u32 psn;
-	u32 last_psn;
-	u32 first_psn;
-	u32 msn;
-	u32 rkey;
-	u32 resid;
-	u64 va;
-	u64 orig;
-};
-
 /**
  * struct sroce_resp_attr - QP attributes the responder uses, copied under
  *	qp->state_lock at the start of every responder entry point
@@ -161,7 +130,8 @@ struct sroce_resp_attr {
  * @res: @res_cap responder resources (RC), a ring recycled oldest first
  * @res_cap: entries of @res (max_dest_rd_atomic once allocated)
  * @res_head: next entry of @res to use
- * @out: queued struct sroce_resp_out, oldest first
+ * @out: queued responses (struct sroce_resp_out, sroce_resp_out.c),
+ *	oldest first
  * @out_len: entries in @out
  * @rd_mr: MR of the READ response stream at the head of @out, with a
  *	reference, or NULL
@@ -190,5 +160,25 @@ struct sroce_resp {
 	bool pend_psn;
 	u32 pend_psn_val;
 };
+
+/* Response packets of an RDMA READ of @len bytes at path MTU @mtu. */
+static inline u32 sroce_resp_read_npsn(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+/* Response queue (sroce_resp_out.c) */
+int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
+			u32 psn, u32 msn, u64 orig);
+void sroce_resp_queue_ack(struct sroce_qp *qp, u8 syndrome, u32 psn);
+int sroce_resp_queue_read(struct sroce_qp *qp, u16 res, u32 psn,
+			  u32 first_psn, u64 va, u32 len);
+int sroce_resp_queue_atomic(struct sroce_qp *qp, u16 res, u32 psn);
+void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn);
+void sroce_resp_out_clear(struct sroce_qp *qp);
+bool sroce_resp_push(struct sroce_qp *qp, int budget);
+
+/* Request handling (sroce_resp.c), called back by the queue */
+void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
 
 #endif /* SROCE_RESP_H */
