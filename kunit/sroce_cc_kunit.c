@@ -1007,7 +1007,7 @@ static struct sroce_qp *cc_qp(struct kunit *test, enum ib_qp_state state)
 	init_completion(&qp->done);
 	KUNIT_ASSERT_EQ(test, sroce_dp_init(qp), 0);
 	/* the runs modify_qp schedules find nothing to do */
-	set_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags);
+	set_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags);
 	qp->state = state;
 	return qp;
 }

@@ -86,10 +86,10 @@ static void sroce_comp_post_cqe(struct sroce_qp *qp,
 }
 
 /* The last response of a READ chunk or atomic arrived: free its slot. */
-static void sroce_comp_put_rd_slot(struct sroce_req *req)
+static void sroce_comp_put_rd_slot(struct sroce_send *snd)
 {
-	if (!WARN_ON_ONCE(!req->rd_outstanding))
-		req->rd_outstanding--;
+	if (!WARN_ON_ONCE(!snd->rd_outstanding))
+		snd->rd_outstanding--;
 }
 
 /**
@@ -102,14 +102,14 @@ static void sroce_comp_put_rd_slot(struct sroce_req *req)
  */
 void sroce_comp_check_drained(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct ib_event ev = {};
 
 	sroce_dp_assert_run(qp);
-	if (!(req->caps & SROCE_QPS_SQ_DRAIN) || req->drained_event ||
-	    qp->sq.kidx != req->issued_idx)
+	if (!(snd->caps & SROCE_QPS_SQ_DRAIN) || snd->drained_event ||
+	    qp->sq.kidx != snd->issued_idx)
 		return;
-	req->drained_event = true;
+	snd->drained_event = true;
 	if (!qp->ibqp.event_handler)
 		return;
 	ev.device = qp->ibqp.device;
@@ -131,31 +131,31 @@ void sroce_comp_check_drained(struct sroce_qp *qp)
  */
 void sroce_comp_retire(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	u32 first = qp->sq.kidx;
 	u32 idx = first;
 
 	sroce_dp_assert_run(qp);
-	while (idx != req->issued_idx &&
-	       sroce_req_wqe(req, idx)->state == SROCE_WQE_DONE)
+	while (idx != snd->issued_idx &&
+	       sroce_req_wqe(snd, idx)->state == SROCE_WQE_DONE)
 		idx++;
 	if (idx == first)
 		return;
 	/* the shadow entries stay valid: only this run refills them */
 	sroce_queue_consume(&qp->sq, idx - first);
 	for (; first != idx; first++)
-		sroce_comp_post_cqe(qp, sroce_req_wqe(req, first),
+		sroce_comp_post_cqe(qp, sroce_req_wqe(snd, first),
 				    IB_WC_SUCCESS);
 	sroce_comp_check_drained(qp);
 }
 
 static struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (qp->sq.kidx == req->issued_idx)
+	if (qp->sq.kidx == snd->issued_idx)
 		return NULL;
-	return sroce_req_wqe(req, qp->sq.kidx);
+	return sroce_req_wqe(snd, qp->sq.kidx);
 }
 
 /* The WQE at the head failed (remote error, retries exhausted ...). */
@@ -170,15 +170,15 @@ static void sroce_comp_fail_head(struct sroce_qp *qp,
 /* ------------------------------------------------------------------ */
 
 /* PSNs before @psn are acknowledged: progress reloads the retry counts. */
-static void sroce_comp_advance(struct sroce_req *req, u32 psn)
+static void sroce_comp_advance(struct sroce_send *snd, u32 psn)
 {
-	if (!sroce_psn_after(psn, req->comp_psn))
+	if (!sroce_psn_after(psn, snd->comp_psn))
 		return;
-	req->comp_psn = psn;
-	req->retry_cnt = req->retry_max;
-	req->rnr_retry = req->rnr_retry_max;
-	req->retrying = false;
-	req->last_progress = jiffies;
+	snd->comp_psn = psn;
+	snd->retry_cnt = snd->retry_max;
+	snd->rnr_retry = snd->rnr_retry_max;
+	snd->retrying = false;
+	snd->last_progress = jiffies;
 }
 
 /*
@@ -189,23 +189,23 @@ static void sroce_comp_advance(struct sroce_req *req, u32 psn)
  */
 static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	bool passed = false;
 	u32 idx;
 
-	for (idx = qp->sq.kidx; idx != req->issued_idx; idx++) {
-		w = sroce_req_wqe(req, idx);
+	for (idx = qp->sq.kidx; idx != snd->issued_idx; idx++) {
+		w = sroce_req_wqe(snd, idx);
 		if (w->cls & SROCE_WR_RD_ATOMIC) {
 			passed = sroce_psn_after(end, w->last_psn);
 			break;
 		}
 		if (!sroce_psn_after(end, w->last_psn)) {
-			sroce_comp_advance(req, end);
+			sroce_comp_advance(snd, end);
 			break;
 		}
 		w->state = SROCE_WQE_DONE;
-		sroce_comp_advance(req, sroce_psn_add(w->last_psn, 1));
+		sroce_comp_advance(snd, sroce_psn_add(w->last_psn, 1));
 	}
 	sroce_comp_retire(qp);
 	return passed;
@@ -219,18 +219,18 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
  */
 static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (!timeout && req->retrying)
+	if (!timeout && snd->retrying)
 		return;
-	if (!req->retry_cnt) {
+	if (!snd->retry_cnt) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
 		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	req->retry_cnt--;
-	req->retrying = true;
-	req->last_progress = jiffies;
+	snd->retry_cnt--;
+	snd->retrying = true;
+	snd->last_progress = jiffies;
 	sroce_req_rewind(qp);
 }
 
@@ -238,7 +238,7 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
 static void sroce_comp_out_of_order(struct sroce_qp *qp, u32 psn)
 {
 	/* a gap: the responses in between are lost (9.7.5.1.2) */
-	if (sroce_psn_after(psn, qp->dp.req.comp_psn))
+	if (sroce_psn_after(psn, qp->dp.send.comp_psn))
 		sroce_comp_retry(qp, false);
 }
 
@@ -269,13 +269,13 @@ static enum ib_wc_status sroce_comp_nak_status(struct sroce_dev *dev,
  */
 static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	sroce_comp_ack_upto(qp, psn);
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RCV_SEQ_ERR);
 		/* a responder NAKs the packets sent after an RNR NAK too */
-		if (!req->rnr_wait)
+		if (!snd->rnr_wait)
 			sroce_comp_retry(qp, false);
 		return;
 	}
@@ -285,24 +285,24 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 /* RNR NAK (9.7.5.2.8): wait the given time, then resend from @psn. */
 static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 code)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	unsigned long delay;
 
 	sroce_comp_ack_upto(qp, psn);
 	sroce_counter_inc(qp->dev, SROCE_CNT_RCV_RNR_ERR);
-	if (req->rnr_wait || req->error)
+	if (snd->rnr_wait || snd->error)
 		return;
-	if (!req->rnr_retry) {
+	if (!snd->rnr_retry) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RNR_RETRY_ERR);
 		sroce_comp_fail_head(qp, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
-	if (req->rnr_retry != 7)
-		req->rnr_retry--;
-	req->rnr_wait = true;
+	if (snd->rnr_retry != 7)
+		snd->rnr_retry--;
+	snd->rnr_wait = true;
 	sroce_req_rewind(qp);
 	delay = max(usecs_to_jiffies(sroce_rnr_timer_us(code)), 1UL);
-	sroce_req_arm_timer(qp, &req->rnr_timer, jiffies + delay);
+	sroce_req_arm_timer(qp, &snd->rnr_timer, jiffies + delay);
 }
 
 /* ACK opcode: a positive ACK, an RNR NAK or a NAK (9.3.5, table 44). */
@@ -374,44 +374,44 @@ static void *sroce_comp_payload(struct sk_buff *skb, u32 *len)
  * rest; FIRST/MIDDLE before the last, LAST/ONLY at it (a resumed READ may
  * start with either).
  */
-static bool sroce_comp_read_len_ok(const struct sroce_req *req,
+static bool sroce_comp_read_len_ok(const struct sroce_send *snd,
 				   const struct sroce_req_wqe *w, u8 opcode,
 				   u32 psn, u32 off, u32 len)
 {
 	if (psn == sroce_req_chunk_last(w, psn))
 		return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST ||
 			opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY) &&
-		       len == min(w->length - off, req->mtu);
+		       len == min(w->length - off, snd->mtu);
 	return (opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST ||
 		opcode == IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE) &&
-	       len == req->mtu;
+	       len == snd->mtu;
 }
 
 /* Scatter @len bytes at message offset @off into the READ's SGEs. */
 static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			      u32 off, void *data, u32 len)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	int err;
 
-	if (!req->rcur_valid || req->rcur_off != off) {
-		if (req->rcur_valid)
-			sroce_sge_cursor_release(&req->rcur);
-		sroce_req_cursor_seek(&req->rcur, w->wqe.sge, w->wqe.num_sge,
+	if (!snd->rcur_valid || snd->rcur_off != off) {
+		if (snd->rcur_valid)
+			sroce_sge_cursor_release(&snd->rcur);
+		sroce_req_cursor_seek(&snd->rcur, w->wqe.sge, w->wqe.num_sge,
 				      off);
-		req->rcur_valid = true;
+		snd->rcur_valid = true;
 	}
-	err = sroce_sge_copy(qp->dev, qp->pd, &req->rcur, data, len,
+	err = sroce_sge_copy(qp->dev, qp->pd, &snd->rcur, data, len,
 			     SROCE_TO_MR);
-	req->rcur_off = err ? U32_MAX : off + len;
+	snd->rcur_off = err ? U32_MAX : off + len;
 	return err;
 }
 
-static void sroce_comp_release_rcur(struct sroce_req *req)
+static void sroce_comp_release_rcur(struct sroce_send *snd)
 {
-	if (req->rcur_valid)
-		sroce_sge_cursor_release(&req->rcur);
-	req->rcur_valid = false;
+	if (snd->rcur_valid)
+		sroce_sge_cursor_release(&snd->rcur);
+	snd->rcur_valid = false;
 }
 
 /* A local scatter failed: IB_WC_LOC_LEN_ERR or IB_WC_LOC_PROT_ERR. */
@@ -434,7 +434,7 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 		return NULL;
 	}
 	w = sroce_comp_head(qp);
-	if (!w || !(w->cls & cls) || psn != qp->dp.req.comp_psn) {
+	if (!w || !(w->cls & cls) || psn != qp->dp.send.comp_psn) {
 		sroce_comp_out_of_order(qp, psn);
 		return NULL;
 	}
@@ -445,7 +445,7 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	u32 psn = pkt->psn;
 	u32 len, off;
@@ -460,8 +460,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	data = sroce_comp_payload(skb, &len);
 	if (!data)
 		return;
-	off = sroce_psn_diff(psn, w->first_psn) * req->mtu;
-	if (!sroce_comp_read_len_ok(req, w, pkt->opcode, psn, off, len)) {
+	off = sroce_psn_diff(psn, w->first_psn) * snd->mtu;
+	if (!sroce_comp_read_len_ok(snd, w, pkt->opcode, psn, off, len)) {
 		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -470,12 +470,12 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_comp_local_error(qp, w, err);
 		return;
 	}
-	sroce_comp_advance(req, sroce_psn_add(psn, 1));
+	sroce_comp_advance(snd, sroce_psn_add(psn, 1));
 	if (psn == sroce_req_chunk_last(w, psn))
-		sroce_comp_put_rd_slot(req);
+		sroce_comp_put_rd_slot(snd);
 	if (psn != w->last_psn)
 		return;
-	sroce_comp_release_rcur(req);
+	sroce_comp_release_rcur(snd);
 	w->state = SROCE_WQE_DONE;
 	sroce_comp_retire(qp);
 }
@@ -504,8 +504,8 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 		sroce_comp_local_error(qp, w, err);
 		return;
 	}
-	sroce_comp_advance(&qp->dp.req, sroce_psn_add(pkt->psn, 1));
-	sroce_comp_put_rd_slot(&qp->dp.req);
+	sroce_comp_advance(&qp->dp.send, sroce_psn_add(pkt->psn, 1));
+	sroce_comp_put_rd_slot(&qp->dp.send);
 	w->state = SROCE_WQE_DONE;
 	sroce_comp_retire(qp);
 }
@@ -526,16 +526,16 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 static bool sroce_comp_accept(struct sroce_qp *qp,
 			      const struct sroce_pkt_info *pkt)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (qp->type != IB_QPT_RC || !req->wqes || req->error ||
-	    !(req->caps & SROCE_QPS_SQ_RUN))
+	if (qp->type != IB_QPT_RC || !snd->wqes || snd->error ||
+	    !(snd->caps & SROCE_QPS_SQ_RUN))
 		return false;
-	if (sroce_psn_before(pkt->psn, req->comp_psn)) {
-		req->last_progress = jiffies;
+	if (sroce_psn_before(pkt->psn, snd->comp_psn)) {
+		snd->last_progress = jiffies;
 		return false;
 	}
-	return sroce_psn_before(pkt->psn, req->max_psn);
+	return sroce_psn_before(pkt->psn, snd->max_psn);
 }
 
 /*
@@ -544,12 +544,12 @@ static bool sroce_comp_accept(struct sroce_qp *qp,
  */
 static void sroce_comp_sync_req(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (req->error)
+	if (snd->error)
 		return;
-	if ((s32)(req->send_idx - qp->sq.kidx) < 0 ||
-	    sroce_psn_before(req->psn, req->comp_psn))
+	if ((s32)(snd->send_idx - qp->sq.kidx) < 0 ||
+	    sroce_psn_before(snd->psn, snd->comp_psn))
 		sroce_req_rewind(qp);
 }
 
@@ -605,24 +605,24 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
  */
 static void sroce_comp_timeout(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	unsigned long deadline;
 
-	if (req->comp_psn == req->max_psn || req->rnr_wait || req->error ||
-	    !req->timeout_jiffies || qp->type != IB_QPT_RC ||
-	    !(req->caps & SROCE_QPS_SQ_RUN))
+	if (snd->comp_psn == snd->max_psn || snd->rnr_wait || snd->error ||
+	    !snd->timeout_jiffies || qp->type != IB_QPT_RC ||
+	    !(snd->caps & SROCE_QPS_SQ_RUN))
 		return;
-	if (atomic_read(&req->tx_inflight))
-		req->last_progress = jiffies;
-	deadline = req->last_progress + req->timeout_jiffies;
+	if (atomic_read(&snd->tx_inflight))
+		snd->last_progress = jiffies;
+	deadline = snd->last_progress + snd->timeout_jiffies;
 	if (time_before(jiffies, deadline)) {
-		sroce_req_arm_timer(qp, &req->retrans_timer, deadline);
+		sroce_req_arm_timer(qp, &snd->retrans_timer, deadline);
 		return;
 	}
 	sroce_comp_retry(qp, true);
-	if (!req->error)
-		sroce_req_arm_timer(qp, &req->retrans_timer,
-				    jiffies + req->timeout_jiffies);
+	if (!snd->error)
+		sroce_req_arm_timer(qp, &snd->retrans_timer,
+				    jiffies + snd->timeout_jiffies);
 }
 
 /**
@@ -635,17 +635,17 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
  */
 void sroce_comp_timers(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	sroce_dp_assert_run(qp);
-	if (test_and_clear_bit(SROCE_REQ_F_RNR, &req->flags) &&
-	    req->rnr_wait) {
-		req->rnr_wait = false;
-		req->last_progress = jiffies;
-		if (!req->error)
+	if (test_and_clear_bit(SROCE_SEND_F_RNR, &snd->flags) &&
+	    snd->rnr_wait) {
+		snd->rnr_wait = false;
+		snd->last_progress = jiffies;
+		if (!snd->error)
 			sroce_req_rewind(qp);
 	}
-	if (test_and_clear_bit(SROCE_REQ_F_TIMEOUT, &req->flags))
+	if (test_and_clear_bit(SROCE_SEND_F_TIMEOUT, &snd->flags))
 		sroce_comp_timeout(qp);
 }
 
@@ -657,22 +657,22 @@ void sroce_comp_timers(struct sroce_qp *qp)
  */
 void sroce_comp_arm_retrans(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (req->timeout_jiffies && !timer_pending(&req->retrans_timer))
-		sroce_req_arm_timer(qp, &req->retrans_timer,
-				    jiffies + req->timeout_jiffies);
+	if (snd->timeout_jiffies && !timer_pending(&snd->retrans_timer))
+		sroce_req_arm_timer(qp, &snd->retrans_timer,
+				    jiffies + snd->timeout_jiffies);
 }
 
 /* Forget the send side's work in progress before flushing. */
 static void sroce_comp_drop_inflight(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	sroce_req_release_cursors(req);
-	req->rd_outstanding = 0;
-	req->rnr_wait = false;
-	req->retrying = false;
+	sroce_req_release_cursors(snd);
+	snd->rd_outstanding = 0;
+	snd->rnr_wait = false;
+	snd->retrying = false;
 }
 
 /**
@@ -689,20 +689,20 @@ static void sroce_comp_drop_inflight(struct sroce_qp *qp)
  */
 bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	enum ib_wc_status status;
 	struct sroce_req_wqe *w;
 	int n = 0;
 
 	sroce_dp_assert_run(qp);
-	if (!req->wqes)
+	if (!snd->wqes)
 		return false;
 	sroce_comp_drop_inflight(qp);
 	for (; n < budget; n++) {
-		if (qp->sq.kidx == req->fetch_idx &&
+		if (qp->sq.kidx == snd->fetch_idx &&
 		    sroce_req_fetch_one(qp, true) <= 0)
 			break;
-		w = sroce_req_wqe(req, qp->sq.kidx);
+		w = sroce_req_wqe(snd, qp->sq.kidx);
 		status = IB_WC_WR_FLUSH_ERR;
 		if (w->state == SROCE_WQE_ERROR)
 			status = w->status;
@@ -713,15 +713,15 @@ bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 		sroce_queue_consume(&qp->sq, 1);
 		sroce_comp_post_cqe(qp, w, status);
 	}
-	req->send_idx = qp->sq.kidx;
-	req->issued_idx = qp->sq.kidx;
+	snd->send_idx = qp->sq.kidx;
+	snd->issued_idx = qp->sq.kidx;
 	return n >= budget;
 }
 
 static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit)
 {
-	if (!test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
-		set_bit(bit, &qp->dp.req.flags);
+	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
+		set_bit(bit, &qp->dp.send.flags);
 		sroce_qp_schedule(qp);
 	}
 	sroce_qp_put(qp);
@@ -729,7 +729,7 @@ static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit)
 
 /**
  * sroce_comp_retrans_timer_fn() - retransmit timer callback
- * @t: qp->dp.req.retrans_timer
+ * @t: qp->dp.send.retrans_timer
  *
  * Flags the timeout for the next run and schedules it; drops the QP
  * reference the armed timer held.
@@ -737,14 +737,14 @@ static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit)
  */
 void sroce_comp_retrans_timer_fn(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, dp.req.retrans_timer);
+	struct sroce_qp *qp = from_timer(qp, t, dp.send.retrans_timer);
 
-	sroce_comp_timer_fired(qp, SROCE_REQ_F_TIMEOUT);
+	sroce_comp_timer_fired(qp, SROCE_SEND_F_TIMEOUT);
 }
 
 /**
  * sroce_comp_rnr_timer_fn() - RNR NAK timer callback
- * @t: qp->dp.req.rnr_timer
+ * @t: qp->dp.send.rnr_timer
  *
  * Flags the end of the RNR wait for the next run and schedules it; drops
  * the QP reference the armed timer held.
@@ -752,7 +752,7 @@ void sroce_comp_retrans_timer_fn(struct timer_list *t)
  */
 void sroce_comp_rnr_timer_fn(struct timer_list *t)
 {
-	struct sroce_qp *qp = from_timer(qp, t, dp.req.rnr_timer);
+	struct sroce_qp *qp = from_timer(qp, t, dp.send.rnr_timer);
 
-	sroce_comp_timer_fired(qp, SROCE_REQ_F_RNR);
+	sroce_comp_timer_fired(qp, SROCE_SEND_F_RNR);
 }

@@ -184,27 +184,27 @@ static bool sroce_dp_rx_resp(struct sroce_qp *qp, int budget)
 }
 
 /*
- * Take what modify_qp left: what the state allows always (req->caps), the
+ * Take what modify_qp left: what the state allows always (snd->caps), the
  * attributes and the pending RESET / sq_psn when it flagged a change.
  * Both are read under state_lock, in which modify_qp changes them
  * together, so the whole run sees one state and its attributes.
  */
 static void sroce_dp_sync(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	bool reset = false, new_psn = false;
 	unsigned long flags;
 	u32 psn = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	req->caps = sroce_qp_state_caps_of(qp->state);
-	if (test_and_clear_bit(SROCE_REQ_F_MODIFIED, &req->flags)) {
+	snd->caps = sroce_qp_state_caps_of(qp->state);
+	if (test_and_clear_bit(SROCE_SEND_F_MODIFIED, &snd->flags)) {
 		sroce_req_copy_attrs(qp);
-		reset = req->pend_reset;
-		new_psn = req->pend_psn;
-		psn = req->pend_sq_psn;
-		req->pend_reset = false;
-		req->pend_psn = false;
+		reset = snd->pend_reset;
+		new_psn = snd->pend_psn;
+		psn = snd->pend_sq_psn;
+		snd->pend_reset = false;
+		snd->pend_psn = false;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
@@ -212,20 +212,20 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 		sroce_req_reset(qp);
 	if (new_psn)
 		sroce_req_set_psn(qp, psn);
-	if (!(req->caps & SROCE_QPS_SQ_DRAIN))
-		req->drained_event = false;
+	if (!(snd->caps & SROCE_QPS_SQ_DRAIN))
+		snd->drained_event = false;
 }
 
 static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
 {
-	const struct sroce_req *req = &qp->dp.req;
+	const struct sroce_send *snd = &qp->dp.send;
 
-	return req->error || (req->caps & SROCE_QPS_SQ_FLUSH);
+	return snd->error || (snd->caps & SROCE_QPS_SQ_FLUSH);
 }
 
 static bool sroce_dp_stopped(const struct sroce_qp *qp)
 {
-	return test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags);
+	return test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags);
 }
 
 /*
@@ -399,19 +399,19 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);
 void sroce_dp_modify(struct sroce_qp *qp, int mask,
 		     enum ib_qp_state old_state)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	lockdep_assert_held(&qp->state_lock);
 	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
-		req->pend_reset = true;
-		req->pend_psn = false;
+		snd->pend_reset = true;
+		snd->pend_psn = false;
 		sroce_cc_qp_reset(qp);
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		req->pend_psn = true;
-		req->pend_sq_psn = qp->attr.sq_psn;
+		snd->pend_psn = true;
+		snd->pend_sq_psn = qp->attr.sq_psn;
 	}
-	set_bit(SROCE_REQ_F_MODIFIED, &req->flags);
+	set_bit(SROCE_SEND_F_MODIFIED, &snd->flags);
 	sroce_resp_modify(qp, mask, old_state);
 	sroce_qp_schedule(qp);
 }
@@ -444,20 +444,20 @@ static void sroce_dp_cancel_work(struct sroce_qp *qp)
  */
 void sroce_dp_stop(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	set_bit(SROCE_REQ_F_STOPPED, &req->flags);
+	set_bit(SROCE_SEND_F_STOPPED, &snd->flags);
 	/* runs in progress finish; later runs and timers see STOPPED */
 	sroce_dp_wait_run(qp, SROCE_DP_RUNNING);
 	sroce_dp_wait_run(qp, SROCE_DP_RESP_RUNNING);
 	sroce_dp_cancel_work(qp);
 	if (hrtimer_cancel(&qp->dp.resp_timer))
 		sroce_qp_put(qp);
-	if (del_timer_sync(&req->retrans_timer))
+	if (del_timer_sync(&snd->retrans_timer))
 		sroce_qp_put(qp);
-	if (del_timer_sync(&req->rnr_timer))
+	if (del_timer_sync(&snd->rnr_timer))
 		sroce_qp_put(qp);
-	if (hrtimer_cancel(&req->tx_timer))
+	if (hrtimer_cancel(&snd->tx_timer))
 		sroce_qp_put(qp);
 	/* a timer that fired before it saw STOPPED may have queued the work */
 	sroce_dp_cancel_work(qp);

@@ -14,7 +14,7 @@
 #include <linux/bitops.h>
 #include <linux/bug.h>
 
-#include "sroce_req.h"	/* struct sroce_req: requester + completer */
+#include "sroce_send.h"	/* struct sroce_send: requester + completer */
 #include "sroce_resp.h"	/* struct sroce_resp: responder */
 
 struct sroce_qp;
@@ -56,18 +56,19 @@ enum sroce_dp_flag {
  *	in the QP's rx_queue for the send side)
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
- * @req: requester and completer state (sroce_req.c, sroce_comp.c), owned
- *	by the send side's RUNNING
- * @resp: responder state (sroce_resp.c), owned by RESP_RUNNING
+ * @send: send-side state: requester and completer (sroce_req.c,
+ *	sroce_comp.c), owned by the send side's RUNNING
+ * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by
+ *	RESP_RUNNING
  *
- * @req and @resp are touched only by the owner of their side's RUNNING
+ * @send and @resp are touched only by the owner of their side's RUNNING
  * bit or, where noted, under the QP's state_lock.
  */
 struct sroce_dp {
 	unsigned long flags;
 	struct sk_buff_head resp_rx;
 	struct hrtimer resp_timer;
-	struct sroce_req req;
+	struct sroce_send send;
 	struct sroce_resp resp;
 };
 

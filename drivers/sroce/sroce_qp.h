@@ -42,7 +42,7 @@
  *	under @state_lock (WRITE_ONCE()), read under it or with READ_ONCE().
  *	What a state allows is sroce_qp_state_can(), nowhere else; the data
  *	path engines take a snapshot of those capabilities per run
- *	(&struct sroce_req, &struct sroce_resp_attr)
+ *	(&struct sroce_send, &struct sroce_resp_attr)
  * @attr: attributes as last modified (pkey_index, qkey, psns, timeout,
  *	retry counts, path MTU, rd_atomic limits, ah_attr ...); its qp_state
  *	is not kept (query_qp fills it in from @state)

@@ -140,7 +140,7 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 			return IB_WC_LOC_QP_OP_ERR;
 	}
 	if (w->length > SROCE_MAX_MSG_SIZE ||
-	    sroce_req_wqe_npsn(&qp->dp.req, w) > SROCE_REQ_MAX_WQE_PSNS)
+	    sroce_req_wqe_npsn(&qp->dp.send, w) > SROCE_REQ_MAX_WQE_PSNS)
 		return IB_WC_LOC_LEN_ERR;
 	return IB_WC_SUCCESS;
 }
@@ -153,7 +153,7 @@ static void sroce_req_sq_hostile(struct sroce_qp *qp)
 {
 	struct sroce_queue_hdr *hdr = qp->sq.hdr;
 
-	qp->dp.req.sq_broken = true;
+	qp->dp.send.sq_broken = true;
 	WRITE_ONCE(hdr->flags, READ_ONCE(hdr->flags) | SROCE_QUEUE_F_ERROR);
 	sroce_req_fail(qp, NULL, IB_WC_LOC_QP_OP_ERR);
 }
@@ -164,7 +164,7 @@ static void sroce_req_sq_hostile(struct sroce_qp *qp)
  * @header_only: copy only the header (wr_id, opcode, flags) without
  *	validating it: for flushing
  *
- * The WQE at req.fetch_idx is copied into its shadow entry, reset to
+ * The WQE at send.fetch_idx is copied into its shadow entry, reset to
  * SROCE_WQE_POSTED and, unless @header_only, validated; an invalid WQE is
  * failed (IB_WC_LOC_QP_OP_ERR or IB_WC_LOC_LEN_ERR) and the QP goes to
  * ERR.  A producer index more than the ring size ahead, or behind what was
@@ -176,7 +176,7 @@ static void sroce_req_sq_hostile(struct sroce_qp *qp)
  */
 int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	enum ib_wc_status status;
 	struct sroce_req_wqe *w;
 	u32 avail;
@@ -184,25 +184,25 @@ int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
 	int n;
 
 	sroce_dp_assert_run(qp);
-	if (req->sq_broken || !req->wqes)
+	if (snd->sq_broken || !snd->wqes)
 		return 0;
 	n = sroce_queue_count(&qp->sq);
-	avail = qp->sq.kidx + (u32)n - req->fetch_idx;
-	if (n < 0 || avail > req->num) {
+	avail = qp->sq.kidx + (u32)n - snd->fetch_idx;
+	if (n < 0 || avail > snd->num) {
 		sroce_req_sq_hostile(qp);
 		return -EIO;
 	}
 	if (!avail)
 		return 0;
 
-	w = sroce_req_wqe(req, req->fetch_idx);
+	w = sroce_req_wqe(snd, snd->fetch_idx);
 	w->state = SROCE_WQE_POSTED;
 	w->status = IB_WC_SUCCESS;
 	w->rd_issued = 0;
 	w->cls = 0;
 	w->length = 0;
-	ok = sroce_req_copy_slot(qp, req->fetch_idx, &w->wqe, header_only);
-	req->fetch_idx++;
+	ok = sroce_req_copy_slot(qp, snd->fetch_idx, &w->wqe, header_only);
+	snd->fetch_idx++;
 	if (header_only)
 		return 1;
 
@@ -217,12 +217,12 @@ int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
 /* The WQE to send from next, fetching it from the ring if needed. */
 static struct sroce_req_wqe *sroce_req_next_wqe(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (req->send_idx == req->fetch_idx &&
+	if (snd->send_idx == snd->fetch_idx &&
 	    sroce_req_fetch_one(qp, false) <= 0)
 		return NULL;
-	return sroce_req_wqe(req, req->send_idx);
+	return sroce_req_wqe(snd, snd->send_idx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -243,16 +243,16 @@ static struct sroce_req_wqe *sroce_req_next_wqe(struct sroce_qp *qp)
 void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		    enum ib_wc_status status)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	sroce_dp_assert_run(qp);
 	if (w && w->state != SROCE_WQE_ERROR) {
 		w->state = SROCE_WQE_ERROR;
 		w->status = status;
 	}
-	if (req->error)
+	if (snd->error)
 		return;
-	req->error = true;
+	snd->error = true;
 	sroce_qp_error(qp);
 }
 
@@ -284,31 +284,31 @@ void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
 
 /**
  * sroce_req_release_cursors() - drop the MR references of both cursors
- * @req: requester state
+ * @snd: send-side state
  *
  * Context: data path run, or sroce_dp_stop() once no run can happen.
  */
-void sroce_req_release_cursors(struct sroce_req *req)
+void sroce_req_release_cursors(struct sroce_send *snd)
 {
-	if (req->cur_valid)
-		sroce_sge_cursor_release(&req->cur);
-	req->cur_valid = false;
-	if (req->rcur_valid)
-		sroce_sge_cursor_release(&req->rcur);
-	req->rcur_valid = false;
+	if (snd->cur_valid)
+		sroce_sge_cursor_release(&snd->cur);
+	snd->cur_valid = false;
+	if (snd->rcur_valid)
+		sroce_sge_cursor_release(&snd->rcur);
+	snd->rcur_valid = false;
 }
 
-static void sroce_req_release_cur(struct sroce_req *req)
+static void sroce_req_release_cur(struct sroce_send *snd)
 {
-	if (req->cur_valid)
-		sroce_sge_cursor_release(&req->cur);
-	req->cur_valid = false;
+	if (snd->cur_valid)
+		sroce_sge_cursor_release(&snd->cur);
+	snd->cur_valid = false;
 }
 
 /**
  * sroce_req_arm_timer() - (re)arm a QP timer that holds a QP reference
  * @qp: queue pair
- * @t: qp->dp.req.retrans_timer or rnr_timer
+ * @t: qp->dp.send.retrans_timer or rnr_timer
  * @expires: jiffies
  *
  * Takes a reference when the timer was not pending; the timer function
@@ -325,10 +325,10 @@ void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
 {
 	struct sroce_qp *qp = container_of(t, struct sroce_qp,
-					   dp.req.tx_timer);
+					   dp.send.tx_timer);
 
-	if (!test_bit(SROCE_REQ_F_STOPPED, &qp->dp.req.flags)) {
-		set_bit(SROCE_REQ_F_TX_RETRY, &qp->dp.req.flags);
+	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
+		set_bit(SROCE_SEND_F_TX_RETRY, &qp->dp.send.flags);
 		sroce_qp_schedule(qp);
 	}
 	sroce_qp_put(qp);
@@ -343,7 +343,7 @@ static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
  * again or @tx_timer fires, whichever comes first.  The queue moving is
  * seen when one of the QP's packets still in the stack (in a qdisc, in a
  * stopped device queue, as under a PFC pause) leaves it: its destructor
- * ends the pause (SROCE_REQ_F_TX_WAKE).  The timer is the fallback when
+ * ends the pause (SROCE_SEND_F_TX_WAKE).  The timer is the fallback when
  * none is queued; its pause doubles, from SROCE_REQ_TX_PAUSE_MIN_NS to
  * SROCE_REQ_TX_PAUSE_MAX_NS, while the network keeps pushing back, so a
  * full backlog gets the time to drain.  Backpressure is not a loss:
@@ -352,18 +352,18 @@ static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
  */
 void sroce_req_tx_pause(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	sroce_dp_assert_run(qp);
-	req->tx_blocked = true;
-	if (atomic_read(&req->tx_inflight))
-		set_bit(SROCE_REQ_F_TX_WAKE, &req->flags);
-	if (hrtimer_is_queued(&req->tx_timer))
+	snd->tx_blocked = true;
+	if (atomic_read(&snd->tx_inflight))
+		set_bit(SROCE_SEND_F_TX_WAKE, &snd->flags);
+	if (hrtimer_is_queued(&snd->tx_timer))
 		return;
 	sroce_qp_get(qp);
-	hrtimer_start(&req->tx_timer, ns_to_ktime(req->tx_pause_ns),
+	hrtimer_start(&snd->tx_timer, ns_to_ktime(snd->tx_pause_ns),
 		      HRTIMER_MODE_REL_SOFT);
-	req->tx_pause_ns = min(2 * req->tx_pause_ns,
+	snd->tx_pause_ns = min(2 * snd->tx_pause_ns,
 			       (u32)SROCE_REQ_TX_PAUSE_MAX_NS);
 }
 
@@ -413,29 +413,29 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 					   IB_OPCODE_SEND_FIRST);
 }
 
-/* Describe the packet of @w at req.psn. */
+/* Describe the packet of @w at send.psn. */
 static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			       struct sroce_req_pkt *p)
 {
-	struct sroce_req *req = &qp->dp.req;
-	u32 npsn = sroce_req_wqe_npsn(req, w);
-	u32 k = sroce_psn_diff(req->psn, w->first_psn);
+	struct sroce_send *snd = &qp->dp.send;
+	u32 npsn = sroce_req_wqe_npsn(snd, w);
+	u32 k = sroce_psn_diff(snd->psn, w->first_psn);
 
-	p->psn = req->psn;
-	p->off = k * req->mtu;
+	p->psn = snd->psn;
+	p->off = k * snd->mtu;
 	p->first = !k;
 	p->rlen = w->length - p->off;
 	if (w->cls & SROCE_WR_RD_ATOMIC) {
 		/* 9.7.4.1.3: a (re)sent READ asks for the rest of its chunk */
-		u32 last = sroce_req_chunk_last(w, req->psn);
+		u32 last = sroce_req_chunk_last(w, snd->psn);
 
-		p->npsn = sroce_psn_diff(last, req->psn) + 1;
-		p->rlen = min(p->rlen, p->npsn * req->mtu);
+		p->npsn = sroce_psn_diff(last, snd->psn) + 1;
+		p->rlen = min(p->rlen, p->npsn * snd->mtu);
 		p->payload = 0;
 		p->last = last == w->last_psn;
 	} else {
 		p->npsn = 1;
-		p->payload = min(req->mtu, w->length - p->off);
+		p->payload = min(snd->mtu, w->length - p->off);
 		p->last = k == npsn - 1;
 	}
 	p->opcode = sroce_req_next_opcode(qp, w, p->first, p->last);
@@ -445,7 +445,7 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 			       const struct sroce_req_wqe *w,
 			       const struct sroce_req_pkt *p, void *hdr)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	u16 cls = w->cls;
 	bool se, ackreq = false;
 	u32 dqpn;
@@ -455,11 +455,11 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
 	if (qp->type == IB_QPT_RC) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
-			 ++req->noack_pkts >= SROCE_REQ_ACK_EVERY;
+			 ++snd->noack_pkts >= SROCE_REQ_ACK_EVERY;
 		if (ackreq)
-			req->noack_pkts = 0;
+			snd->noack_pkts = 0;
 	}
-	dqpn = sroce_req_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : req->dest_qpn;
+	dqpn = sroce_req_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : snd->dest_qpn;
 	sroce_bth_init(hdr, p->opcode, se, -p->payload & 3, SROCE_DEFAULT_PKEY,
 		       dqpn, ackreq, p->psn);
 }
@@ -476,7 +476,7 @@ static void sroce_req_fill_deth(const struct sroce_qp *qp,
 		qkey = SROCE_GSI_QKEY;
 		sqpn = 1;
 	} else if (qkey & BIT(31)) {
-		qkey = qp->dp.req.qkey;
+		qkey = qp->dp.send.qkey;
 	}
 	deth->qkey = cpu_to_be32(qkey);
 	deth->sqp = cpu_to_be32(sqpn & SROCE_QPN_MASK);
@@ -539,14 +539,14 @@ static void sroce_req_fill_ext(const struct sroce_qp *qp,
  * previous packet of the message left it, else it seeks (after a
  * retransmission rewound the PSN, or a failed gather).
  */
-static void sroce_req_cursor_at(struct sroce_req *req,
+static void sroce_req_cursor_at(struct sroce_send *snd,
 				const struct sroce_req_wqe *w, u32 off)
 {
-	if (req->cur_valid && req->cur_off == off)
+	if (snd->cur_valid && snd->cur_off == off)
 		return;
-	sroce_req_release_cur(req);
-	sroce_req_cursor_seek(&req->cur, w->wqe.sge, w->wqe.num_sge, off);
-	req->cur_valid = true;
+	sroce_req_release_cur(snd);
+	sroce_req_cursor_seek(&snd->cur, w->wqe.sge, w->wqe.num_sge, off);
+	snd->cur_valid = true;
 }
 
 /*
@@ -558,7 +558,7 @@ static void sroce_req_cursor_at(struct sroce_req *req,
 static int sroce_req_gather(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			    const struct sroce_req_pkt *p, u8 *dst)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	int err;
 
 	if (!p->payload)
@@ -567,10 +567,10 @@ static int sroce_req_gather(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		memcpy(dst, w->wqe.inline_data + p->off, p->payload);
 		return 0;
 	}
-	sroce_req_cursor_at(req, w, p->off);
-	err = sroce_sge_copy(qp->dev, qp->pd, &req->cur, dst, p->payload,
+	sroce_req_cursor_at(snd, w, p->off);
+	err = sroce_sge_copy(qp->dev, qp->pd, &snd->cur, dst, p->payload,
 			     SROCE_FROM_MR);
-	req->cur_off = err ? U32_MAX : p->off + p->payload;
+	snd->cur_off = err ? U32_MAX : p->off + p->payload;
 	return err;
 }
 
@@ -607,7 +607,7 @@ static struct sk_buff *sroce_req_build_paged(struct sroce_qp *qp,
 					     int *err)
 {
 	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_pkt_info pkt = {};
 	struct sk_buff *skb;
 
@@ -619,15 +619,15 @@ static struct sk_buff *sroce_req_build_paged(struct sroce_qp *qp,
 	}
 	sroce_req_fill_bth(qp, w, p, pkt.hdr);
 	sroce_req_fill_ext(qp, w, p, pkt.hdr);
-	sroce_req_cursor_at(req, w, p->off);
-	*err = sroce_sge_frags(qp->dev, qp->pd, &req->cur, skb, p->payload);
+	sroce_req_cursor_at(snd, w, p->off);
+	*err = sroce_sge_frags(qp->dev, qp->pd, &snd->cur, skb, p->payload);
 	if (!*err)
 		*err = sroce_net_put_trailer(skb, p->payload);
 	if (likely(!*err)) {
-		req->cur_off = p->off + p->payload;
+		snd->cur_off = p->off + p->payload;
 		return skb;
 	}
-	req->cur_off = U32_MAX;	/* seek again */
+	snd->cur_off = U32_MAX;	/* seek again */
 	kfree_skb(skb);
 	if (*err == -ENOMEM)
 		*err = -EAGAIN;
@@ -692,19 +692,19 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
 static void sroce_req_skb_dtor(struct sk_buff *skb)
 {
 	struct sroce_qp *qp = skb_shinfo(skb)->destructor_arg;
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	/* a packet left a queue that had pushed back: resume (see tx_pause) */
-	if (test_bit(SROCE_REQ_F_TX_WAKE, &req->flags) &&
-	    test_and_clear_bit(SROCE_REQ_F_TX_WAKE, &req->flags) &&
-	    !test_bit(SROCE_REQ_F_STOPPED, &req->flags)) {
-		set_bit(SROCE_REQ_F_TX_RETRY, &req->flags);
+	if (test_bit(SROCE_SEND_F_TX_WAKE, &snd->flags) &&
+	    test_and_clear_bit(SROCE_SEND_F_TX_WAKE, &snd->flags) &&
+	    !test_bit(SROCE_SEND_F_STOPPED, &snd->flags)) {
+		set_bit(SROCE_SEND_F_TX_RETRY, &snd->flags);
 		sroce_qp_schedule(qp);
 	}
-	if (atomic_dec_and_test(&req->tx_inflight)) {
+	if (atomic_dec_and_test(&snd->tx_inflight)) {
 		smp_mb__after_atomic();	/* count before TX_DRAIN */
-		if (test_and_clear_bit(SROCE_REQ_F_TX_DRAIN, &req->flags) &&
-		    !test_bit(SROCE_REQ_F_STOPPED, &req->flags))
+		if (test_and_clear_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags) &&
+		    !test_bit(SROCE_SEND_F_STOPPED, &snd->flags))
 			sroce_qp_schedule(qp);
 	}
 	sroce_qp_put(qp);
@@ -714,26 +714,26 @@ static void sroce_req_skb_dtor(struct sk_buff *skb)
 static void sroce_req_skb_own(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	sroce_qp_get(qp);
-	atomic_inc(&qp->dp.req.tx_inflight);
+	atomic_inc(&qp->dp.send.tx_inflight);
 	skb_shinfo(skb)->destructor_arg = qp;
 	skb->destructor = sroce_req_skb_dtor;
 }
 
 /* May a request packet leave from this CPU now (see above)? */
-static bool sroce_req_tx_cpu_ok(struct sroce_req *req)
+static bool sroce_req_tx_cpu_ok(struct sroce_send *snd)
 {
 	int cpu = raw_smp_processor_id();
 
-	if (cpu == req->tx_cpu)
+	if (cpu == snd->tx_cpu)
 		return true;
-	if (atomic_read(&req->tx_inflight)) {
-		set_bit(SROCE_REQ_F_TX_DRAIN, &req->flags);
+	if (atomic_read(&snd->tx_inflight)) {
+		set_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags);
 		smp_mb__after_atomic();	/* TX_DRAIN before the count */
-		if (atomic_read(&req->tx_inflight))
+		if (atomic_read(&snd->tx_inflight))
 			return false;
-		clear_bit(SROCE_REQ_F_TX_DRAIN, &req->flags);
+		clear_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags);
 	}
-	req->tx_cpu = cpu;
+	snd->tx_cpu = cpu;
 	return true;
 }
 
@@ -741,28 +741,28 @@ static bool sroce_req_tx_cpu_ok(struct sroce_req *req)
 static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			      const struct sroce_req_pkt *p)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (sroce_psn_before(p->psn, req->max_psn))
+	if (sroce_psn_before(p->psn, snd->max_psn))
 		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
-	req->psn = sroce_psn_add(p->psn, p->npsn);
-	if (sroce_psn_after(req->psn, req->max_psn))
-		req->max_psn = req->psn;
+	snd->psn = sroce_psn_add(p->psn, p->npsn);
+	if (sroce_psn_after(snd->psn, snd->max_psn))
+		snd->max_psn = snd->psn;
 	if (qp->type == IB_QPT_RC)
 		sroce_comp_arm_retrans(qp);
 	if (!p->last) {
 		w->state = SROCE_WQE_SENDING;
 		return;
 	}
-	req->send_idx++;
-	sroce_req_release_cur(req);
+	snd->send_idx++;
+	sroce_req_release_cur(snd);
 	if (qp->type == IB_QPT_RC) {
 		w->state = SROCE_WQE_SENT;
 		return;
 	}
 	/* UC and UD: no ACK; the WQE completes when its last packet left */
 	w->state = SROCE_WQE_DONE;
-	req->comp_psn = req->psn;
+	snd->comp_psn = snd->psn;
 	sroce_comp_retire(qp);
 }
 
@@ -774,16 +774,16 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
  */
 static bool sroce_req_paced(struct sroce_qp *qp, const struct sroce_req_pkt *p)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	u64 delay;
 
 	if (sroce_cc_qp_pace(qp, sroce_opcode[p->opcode].length + p->payload +
 			     SROCE_ICRC_SIZE, &delay))
 		return true;
-	req->tx_blocked = true;
-	if (!hrtimer_is_queued(&req->tx_timer)) {
+	snd->tx_blocked = true;
+	if (!hrtimer_is_queued(&snd->tx_timer)) {
 		sroce_qp_get(qp);
-		hrtimer_start(&req->tx_timer, ns_to_ktime(delay),
+		hrtimer_start(&snd->tx_timer, ns_to_ktime(delay),
 			      HRTIMER_MODE_REL_SOFT);
 	}
 	return false;
@@ -798,13 +798,13 @@ static bool sroce_req_paced(struct sroce_qp *qp, const struct sroce_req_pkt *p)
  */
 static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	const struct sroce_av *av;
 	struct sroce_req_pkt p;
 	struct sk_buff *skb;
 	int err;
 
-	av = sroce_req_is_ud(qp) ? &req->ud_av : &req->av;
+	av = sroce_req_is_ud(qp) ? &snd->ud_av : &snd->av;
 	sroce_req_next_pkt(qp, w, &p);
 	if (!sroce_req_paced(qp, &p))
 		return -EBUSY;
@@ -812,20 +812,20 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if (!skb)
 		return err;
 	/* nothing was outstanding: the ACK timeout counts from now */
-	if (req->comp_psn == req->max_psn)
-		req->last_progress = jiffies;
+	if (snd->comp_psn == snd->max_psn)
+		snd->last_progress = jiffies;
 	sroce_req_skb_own(qp, skb);
 	/*
 	 * A packet the queue drops now is freed inside the call: its
 	 * destructor must not end a pause (only a packet leaving the queue
 	 * does; the pause after this push-back sets TX_WAKE again).
 	 */
-	if (test_bit(SROCE_REQ_F_TX_WAKE, &req->flags))
-		clear_bit(SROCE_REQ_F_TX_WAKE, &req->flags);
+	if (test_bit(SROCE_SEND_F_TX_WAKE, &snd->flags))
+		clear_bit(SROCE_SEND_F_TX_WAKE, &snd->flags);
 	err = sroce_net_xmit(qp->dev, qp, av, skb);
 	if (err == -EAGAIN)
 		return err;
-	req->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
+	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	sroce_req_advance(qp, w, &p);
 	return 0;
 }
@@ -835,38 +835,38 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
  * time needs one of the max_rd_atomic slots (a retransmission reuses its
  * chunk's).  @k is the chunk the next request belongs to.
  */
-static bool sroce_req_take_rd_slot(struct sroce_req *req,
+static bool sroce_req_take_rd_slot(struct sroce_send *snd,
 				   struct sroce_req_wqe *w, u32 k)
 {
 	if (!(w->cls & SROCE_WR_RD_ATOMIC) || k < w->rd_issued)
 		return true;
-	if (req->rd_outstanding >= req->max_rd_atomic)
+	if (snd->rd_outstanding >= snd->max_rd_atomic)
 		return false;
 	w->rd_issued = k + 1;
-	req->rd_outstanding++;
+	snd->rd_outstanding++;
 	return true;
 }
 
 /* RC flow control: may a packet that uses @npsn PSNs leave now? */
-static bool sroce_req_window_ok(const struct sroce_req *req, u32 npsn)
+static bool sroce_req_window_ok(const struct sroce_send *snd, u32 npsn)
 {
-	s32 ahead = sroce_psn_diff(req->psn, req->comp_psn);
+	s32 ahead = sroce_psn_diff(snd->psn, snd->comp_psn);
 
 	return ahead <= 0 || (u32)ahead + npsn <= SROCE_REQ_WINDOW;
 }
 
 /* Give a new WQE its PSNs; they stay with it until it completes. */
-static void sroce_req_start(struct sroce_req *req, struct sroce_req_wqe *w)
+static void sroce_req_start(struct sroce_send *snd, struct sroce_req_wqe *w)
 {
-	w->first_psn = req->psn;
-	w->last_psn = sroce_psn_add(req->psn, sroce_req_wqe_npsn(req, w) - 1);
-	req->issued_idx++;
+	w->first_psn = snd->psn;
+	w->last_psn = sroce_psn_add(snd->psn, sroce_req_wqe_npsn(snd, w) - 1);
+	snd->issued_idx++;
 }
 
 /* A new WQE may not go yet after all: it stays unstarted. */
-static void sroce_req_unstart(struct sroce_req *req)
+static void sroce_req_unstart(struct sroce_send *snd)
 {
-	req->issued_idx--;
+	snd->issued_idx--;
 }
 
 /*
@@ -876,31 +876,31 @@ static void sroce_req_unstart(struct sroce_req *req)
  */
 static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
-	struct sroce_req *req = &qp->dp.req;
-	bool fresh = req->send_idx == req->issued_idx;
+	struct sroce_send *snd = &qp->dp.send;
+	bool fresh = snd->send_idx == snd->issued_idx;
 	u32 npsn = 1, k = 0;
 
 	if (fresh) {
-		if (req->caps & SROCE_QPS_SQ_DRAIN)
+		if (snd->caps & SROCE_QPS_SQ_DRAIN)
 			return false;
-		if ((w->wqe.send_flags & IB_SEND_FENCE) && req->rd_outstanding)
+		if ((w->wqe.send_flags & IB_SEND_FENCE) && snd->rd_outstanding)
 			return false;
-		sroce_req_start(req, w);
+		sroce_req_start(snd, w);
 	}
 	if (w->cls & SROCE_WR_READ) {
-		npsn = sroce_psn_diff(sroce_req_chunk_last(w, req->psn),
-				      req->psn) + 1;
-		k = (u32)sroce_psn_diff(req->psn, w->first_psn) /
+		npsn = sroce_psn_diff(sroce_req_chunk_last(w, snd->psn),
+				      snd->psn) + 1;
+		k = (u32)sroce_psn_diff(snd->psn, w->first_psn) /
 		    SROCE_REQ_READ_CHUNK;
 	}
-	if (qp->type == IB_QPT_RC && !sroce_req_window_ok(req, npsn))
+	if (qp->type == IB_QPT_RC && !sroce_req_window_ok(snd, npsn))
 		goto wait;
-	if (!sroce_req_take_rd_slot(req, w, k))
+	if (!sroce_req_take_rd_slot(snd, w, k))
 		goto wait;
 	return true;
 wait:
 	if (fresh)
-		sroce_req_unstart(req);
+		sroce_req_unstart(snd);
 	return false;
 }
 
@@ -911,16 +911,16 @@ wait:
  */
 static bool sroce_req_ud_prepare(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	if (w->length > req->mtu) {
-		req->send_idx++;
+	if (w->length > snd->mtu) {
+		snd->send_idx++;
 		w->state = SROCE_WQE_DONE;
 		sroce_comp_retire(qp);
 		return true;
 	}
 	if (sroce_ah_lookup_av(qp->dev, w->wqe.wr.ud.ah_num, qp->pd,
-			       &req->ud_av)) {
+			       &snd->ud_av)) {
 		sroce_req_fail(qp, w, IB_WC_LOC_QP_OP_ERR);
 		return true;
 	}
@@ -946,21 +946,21 @@ static void sroce_req_send_error(struct sroce_qp *qp, struct sroce_req_wqe *w,
 static bool sroce_req_position_ok(struct sroce_qp *qp,
 				  struct sroce_req_wqe *w)
 {
-	struct sroce_req *req = &qp->dp.req;
-	s32 k = sroce_psn_diff(req->psn, w->first_psn);
+	struct sroce_send *snd = &qp->dp.send;
+	s32 k = sroce_psn_diff(snd->psn, w->first_psn);
 
-	if (req->send_idx == req->issued_idx)
+	if (snd->send_idx == snd->issued_idx)
 		return true;
-	if (!WARN_ON_ONCE(k < 0 || k >= sroce_req_wqe_npsn(req, w)))
+	if (!WARN_ON_ONCE(k < 0 || k >= sroce_req_wqe_npsn(snd, w)))
 		return true;
 	sroce_req_fail(qp, w, IB_WC_LOC_QP_OP_ERR);
 	return false;
 }
 
-static bool sroce_req_can_run(const struct sroce_req *req)
+static bool sroce_req_can_run(const struct sroce_send *snd)
 {
-	return req->wqes && !req->error && !req->rnr_wait &&
-	       !req->tx_blocked && (req->caps & SROCE_QPS_SQ_RUN);
+	return snd->wqes && !snd->error && !snd->rnr_wait &&
+	       !snd->tx_blocked && (snd->caps & SROCE_QPS_SQ_RUN);
 }
 
 /**
@@ -976,24 +976,24 @@ static bool sroce_req_can_run(const struct sroce_req *req)
  */
 bool sroce_req_run(struct sroce_qp *qp, int budget)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	int sent = 0;
 	int err;
 
 	sroce_dp_assert_run(qp);
-	if (test_and_clear_bit(SROCE_REQ_F_TX_RETRY, &req->flags))
-		req->tx_blocked = false;
-	if (!sroce_req_can_run(req))
+	if (test_and_clear_bit(SROCE_SEND_F_TX_RETRY, &snd->flags))
+		snd->tx_blocked = false;
+	if (!sroce_req_can_run(snd))
 		return false;
 
 	while (sent < budget) {
 		w = sroce_req_next_wqe(qp);
 		if (!w || !sroce_req_position_ok(qp, w) ||
-		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(req))
+		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(snd))
 			break;
 		if (sroce_req_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
-			if (req->error)
+			if (snd->error)
 				break;
 			continue;
 		}
@@ -1011,7 +1011,7 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
  * sroce_req_rewind() - go back to the oldest unacknowledged PSN
  * @qp: queue pair
  *
- * Go-back-N (IBTA 9.7.5.1): the next packet sent is req.comp_psn, rebuilt
+ * Go-back-N (IBTA 9.7.5.1): the next packet sent is send.comp_psn, rebuilt
  * from the WQE holding it (the head of the SQ); the WQEs after it are sent
  * again whole.  An RDMA READ is asked again from its first missing response
  * on.  Also used to move forward when a late ACK acknowledged PSNs past the
@@ -1020,20 +1020,20 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
  */
 void sroce_req_rewind(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	u32 idx;
 
 	sroce_dp_assert_run(qp);
-	sroce_req_release_cur(req);
-	for (idx = qp->sq.kidx; idx != req->issued_idx; idx++) {
-		w = sroce_req_wqe(req, idx);
+	sroce_req_release_cur(snd);
+	for (idx = qp->sq.kidx; idx != snd->issued_idx; idx++) {
+		w = sroce_req_wqe(snd, idx);
 		if (w->state == SROCE_WQE_SENDING || w->state == SROCE_WQE_SENT)
 			w->state = SROCE_WQE_POSTED;
 	}
-	req->send_idx = qp->sq.kidx;
-	req->psn = req->comp_psn;
-	req->noack_pkts = 0;
+	snd->send_idx = qp->sq.kidx;
+	snd->psn = snd->comp_psn;
+	snd->noack_pkts = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1059,24 +1059,24 @@ static unsigned long sroce_req_timeout_jiffies(u8 timeout)
  */
 void sroce_req_copy_attrs(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	const struct ib_qp_attr *a = &qp->attr;
 	int mtu = qp->mtu;
 
 	lockdep_assert_held(&qp->state_lock);
 	if (sroce_req_is_ud(qp))
 		mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
-	req->mtu = mtu > 0 ? mtu : 256;
-	req->av = qp->av;
-	req->dest_qpn = a->dest_qp_num & SROCE_QPN_MASK;
-	req->qkey = a->qkey;
-	req->timeout_jiffies = sroce_req_timeout_jiffies(a->timeout);
-	req->retry_max = a->retry_cnt & 7;
-	req->rnr_retry_max = a->rnr_retry & 7;
+	snd->mtu = mtu > 0 ? mtu : 256;
+	snd->av = qp->av;
+	snd->dest_qpn = a->dest_qp_num & SROCE_QPN_MASK;
+	snd->qkey = a->qkey;
+	snd->timeout_jiffies = sroce_req_timeout_jiffies(a->timeout);
+	snd->retry_max = a->retry_cnt & 7;
+	snd->rnr_retry_max = a->rnr_retry & 7;
 	/* rdma_rxe blocks reads forever at 0; allow one instead */
-	req->max_rd_atomic = max_t(u32, a->max_rd_atomic, 1);
-	req->retry_cnt = req->retry_max;
-	req->rnr_retry = req->rnr_retry_max;
+	snd->max_rd_atomic = max_t(u32, a->max_rd_atomic, 1);
+	snd->retry_cnt = snd->retry_max;
+	snd->rnr_retry = snd->rnr_retry_max;
 }
 
 /**
@@ -1089,14 +1089,14 @@ void sroce_req_copy_attrs(struct sroce_qp *qp)
  */
 void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
 	sroce_dp_assert_run(qp);
-	if (qp->sq.kidx != req->issued_idx)
+	if (qp->sq.kidx != snd->issued_idx)
 		return;
-	req->psn = psn & SROCE_PSN_MASK;
-	req->max_psn = req->psn;
-	req->comp_psn = req->psn;
+	snd->psn = psn & SROCE_PSN_MASK;
+	snd->max_psn = snd->psn;
+	snd->comp_psn = snd->psn;
 }
 
 /**
@@ -1111,32 +1111,32 @@ void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
  */
 void sroce_req_reset(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 	int n;
 
 	sroce_dp_assert_run(qp);
-	sroce_req_release_cursors(req);
-	if (req->wqes && !req->sq_broken) {
+	sroce_req_release_cursors(snd);
+	if (snd->wqes && !snd->sq_broken) {
 		n = sroce_queue_count(&qp->sq);
 		if (n > 0)
 			sroce_queue_consume(&qp->sq, n);
 	}
-	req->fetch_idx = qp->sq.kidx;
-	req->send_idx = qp->sq.kidx;
-	req->issued_idx = qp->sq.kidx;
-	req->psn = 0;
-	req->max_psn = 0;
-	req->comp_psn = 0;
-	req->noack_pkts = 0;
-	req->rd_outstanding = 0;
-	req->retrying = false;
-	req->rnr_wait = false;
-	req->tx_blocked = false;
-	req->error = false;
-	req->drained_event = false;
-	clear_bit(SROCE_REQ_F_TIMEOUT, &req->flags);
-	clear_bit(SROCE_REQ_F_RNR, &req->flags);
-	clear_bit(SROCE_REQ_F_TX_RETRY, &req->flags);
+	snd->fetch_idx = qp->sq.kidx;
+	snd->send_idx = qp->sq.kidx;
+	snd->issued_idx = qp->sq.kidx;
+	snd->psn = 0;
+	snd->max_psn = 0;
+	snd->comp_psn = 0;
+	snd->noack_pkts = 0;
+	snd->rd_outstanding = 0;
+	snd->retrying = false;
+	snd->rnr_wait = false;
+	snd->tx_blocked = false;
+	snd->error = false;
+	snd->drained_event = false;
+	clear_bit(SROCE_SEND_F_TIMEOUT, &snd->flags);
+	clear_bit(SROCE_SEND_F_RNR, &snd->flags);
+	clear_bit(SROCE_SEND_F_TX_RETRY, &snd->flags);
 }
 
 /**
@@ -1150,29 +1150,29 @@ void sroce_req_reset(struct sroce_qp *qp)
  */
 int sroce_req_init(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	timer_setup(&req->retrans_timer, sroce_comp_retrans_timer_fn, 0);
-	timer_setup(&req->rnr_timer, sroce_comp_rnr_timer_fn, 0);
-	hrtimer_init(&req->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	req->tx_timer.function = sroce_req_tx_timer_fn;
-	req->mtu = 256;
-	req->max_rd_atomic = 1;
-	req->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
-	atomic_set(&req->tx_inflight, 0);
-	req->tx_cpu = -1;
-	req->fetch_idx = qp->sq.kidx;
-	req->send_idx = qp->sq.kidx;
-	req->issued_idx = qp->sq.kidx;
+	timer_setup(&snd->retrans_timer, sroce_comp_retrans_timer_fn, 0);
+	timer_setup(&snd->rnr_timer, sroce_comp_rnr_timer_fn, 0);
+	hrtimer_init(&snd->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	snd->tx_timer.function = sroce_req_tx_timer_fn;
+	snd->mtu = 256;
+	snd->max_rd_atomic = 1;
+	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
+	atomic_set(&snd->tx_inflight, 0);
+	snd->tx_cpu = -1;
+	snd->fetch_idx = qp->sq.kidx;
+	snd->send_idx = qp->sq.kidx;
+	snd->issued_idx = qp->sq.kidx;
 
-	req->num = qp->sq.num;
-	if (!req->num)
+	snd->num = qp->sq.num;
+	if (!snd->num)
 		return 0;
-	if (!is_power_of_2(req->num) ||
+	if (!is_power_of_2(snd->num) ||
 	    qp->sq.slot_size < sizeof(struct sroce_send_wqe))
 		return -EINVAL;
-	req->wqes = kvcalloc(req->num, sizeof(*req->wqes), GFP_KERNEL);
-	return req->wqes ? 0 : -ENOMEM;
+	snd->wqes = kvcalloc(snd->num, sizeof(*snd->wqes), GFP_KERNEL);
+	return snd->wqes ? 0 : -ENOMEM;
 }
 
 /**
@@ -1183,9 +1183,9 @@ int sroce_req_init(struct sroce_qp *qp)
  */
 void sroce_req_cleanup(struct sroce_qp *qp)
 {
-	struct sroce_req *req = &qp->dp.req;
+	struct sroce_send *snd = &qp->dp.send;
 
-	sroce_req_release_cursors(req);
-	kvfree(req->wqes);
-	req->wqes = NULL;
+	sroce_req_release_cursors(snd);
+	kvfree(snd->wqes);
+	snd->wqes = NULL;
 }

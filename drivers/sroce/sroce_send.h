@@ -1,26 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Send side of one QP: requester (sroce_req.c) and completer (sroce_comp.c)
- * state, and the calls between them and the QP work loop (sroce_dp.c).
+ * sroce_send.h - the send side of one QP: state shared by the requester
+ * (sroce_req.c) and the completer (sroce_comp.c), and the calls between
+ * them and the QP work loop (sroce_dp.c).
  *
  * The send queue as the send side sees it, in free-running 32-bit indices
  * of the SQ ring (slot = index & (num - 1)):
  *
- *   qp->sq.kidx     oldest WQE not yet completed (the ring's consumer index,
- *                   published to the producer as WQEs complete, in order)
- *   req.send_idx    WQE the requester sends next (go-back-N moves it back)
- *   req.issued_idx  one past the newest WQE that was ever started; WQEs in
- *                   [kidx, issued_idx) have their PSNs assigned
- *   req.fetch_idx   one past the newest WQE copied out of the ring
+ *   qp->sq.kidx       oldest WQE not yet completed (the ring's consumer
+ *                     index, published to the producer as WQEs complete,
+ *                     in order)
+ *   send.send_idx     WQE the requester sends next (go-back-N moves it back)
+ *   send.issued_idx   one past the newest WQE that was ever started;
+ *                     WQEs in [kidx, issued_idx) have their PSNs assigned
+ *   send.fetch_idx    one past the newest WQE copied out of the ring
  *
  *   kidx <= send_idx <= issued_idx <= fetch_idx <= producer
  *
  * PSNs (24 bits, compared with sroce_psn_diff()):
  *
- *   req.comp_psn    oldest PSN not acknowledged (for an RDMA READ at the
- *                   head: the first response PSN still missing)
- *   req.psn         PSN of the next packet the requester sends
- *   req.max_psn     one past the newest PSN ever sent
+ *   send.comp_psn     oldest PSN not acknowledged (for an RDMA READ at the
+ *                     head: the first response PSN still missing)
+ *   send.psn          PSN of the next packet the requester sends
+ *   send.max_psn      one past the newest PSN ever sent
  *
  * Everything below is touched only by the QP's data path run (the work
  * item, sroce_rcv() or sroce_dp_doorbell()), which owns the QP's RUNNING
@@ -28,8 +30,8 @@
  * set by timers and sroce_dp_modify()) and the pend_* members (under
  * qp->state_lock).
  */
-#ifndef SROCE_REQ_H
-#define SROCE_REQ_H
+#ifndef SROCE_SEND_H
+#define SROCE_SEND_H
 
 #include <linux/kernel.h>
 #include <linux/types.h>
@@ -68,29 +70,29 @@ struct sk_buff;
 #define SROCE_REQ_TX_PAUSE_MAX_NS	(1000 * NSEC_PER_USEC)
 
 /**
- * enum sroce_req_flag - bits of &struct sroce_req.flags
- * @SROCE_REQ_F_MODIFIED: sroce_dp_modify() changed attributes or state;
+ * enum sroce_send_flag - bits of &struct sroce_send.flags
+ * @SROCE_SEND_F_MODIFIED: sroce_dp_modify() changed attributes or state;
  *	the next run copies them under qp->state_lock
- * @SROCE_REQ_F_TIMEOUT: the retransmit timer fired
- * @SROCE_REQ_F_RNR: the RNR timer fired
- * @SROCE_REQ_F_TX_RETRY: the backpressure pause is over
- * @SROCE_REQ_F_STOPPED: sroce_dp_stop() began; runs do nothing but drop
+ * @SROCE_SEND_F_TIMEOUT: the retransmit timer fired
+ * @SROCE_SEND_F_RNR: the RNR timer fired
+ * @SROCE_SEND_F_TX_RETRY: the backpressure pause is over
+ * @SROCE_SEND_F_STOPPED: sroce_dp_stop() began; runs do nothing but drop
  *	queued packets, timers do not schedule
- * @SROCE_REQ_F_TX_DRAIN: the requester waits for its packets to leave the
+ * @SROCE_SEND_F_TX_DRAIN: the requester waits for its packets to leave the
  *	local stack before it sends from another CPU; the last one's
  *	destructor schedules the work
- * @SROCE_REQ_F_TX_WAKE: paused by backpressure with packets still queued
+ * @SROCE_SEND_F_TX_WAKE: paused by backpressure with packets still queued
  *	in the stack; the next one's destructor (the queue moves again: a
  *	qdisc dequeued it, the device woke) ends the pause
  */
-enum sroce_req_flag {
-	SROCE_REQ_F_MODIFIED,
-	SROCE_REQ_F_TIMEOUT,
-	SROCE_REQ_F_RNR,
-	SROCE_REQ_F_TX_RETRY,
-	SROCE_REQ_F_STOPPED,
-	SROCE_REQ_F_TX_DRAIN,
-	SROCE_REQ_F_TX_WAKE,
+enum sroce_send_flag {
+	SROCE_SEND_F_MODIFIED,
+	SROCE_SEND_F_TIMEOUT,
+	SROCE_SEND_F_RNR,
+	SROCE_SEND_F_TX_RETRY,
+	SROCE_SEND_F_STOPPED,
+	SROCE_SEND_F_TX_DRAIN,
+	SROCE_SEND_F_TX_WAKE,
 };
 
 /**
@@ -147,12 +149,12 @@ struct sroce_req_wqe {
 };
 
 /**
- * struct sroce_req - requester and completer state of one QP
+ * struct sroce_send - requester and completer state of one QP
  * @retrans_timer: local ACK timeout (IBTA 9.7.6.1.3); holds a QP reference
  *	while pending
  * @rnr_timer: RNR NAK wait (9.7.5.2.8); holds a QP reference while pending
  * @tx_timer: pause after backpressure; holds a QP reference while queued
- * @flags: enum sroce_req_flag bits (atomic bit operations)
+ * @flags: enum sroce_send_flag bits (atomic bit operations)
  * @pend_reset: the QP went to RESET (under qp->state_lock)
  * @pend_psn: @pend_sq_psn is new (under qp->state_lock)
  * @pend_sq_psn: sq_psn from modify_qp (under qp->state_lock)
@@ -204,7 +206,7 @@ struct sroce_req_wqe {
  * @last_progress: jiffies of the last ACK progress or (re)transmission
  *	start
  */
-struct sroce_req {
+struct sroce_send {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct hrtimer tx_timer;
@@ -257,19 +259,19 @@ struct sroce_req {
 	unsigned long last_progress;
 };
 
-static inline struct sroce_req_wqe *sroce_req_wqe(struct sroce_req *req,
+static inline struct sroce_req_wqe *sroce_req_wqe(struct sroce_send *snd,
 						  u32 idx)
 {
-	return &req->wqes[idx & (req->num - 1)];
+	return &snd->wqes[idx & (snd->num - 1)];
 }
 
 /* Packets (PSNs) an RC/UC WQE uses: one per MTU, at least one. */
-static inline u32 sroce_req_wqe_npsn(const struct sroce_req *req,
+static inline u32 sroce_req_wqe_npsn(const struct sroce_send *snd,
 				     const struct sroce_req_wqe *w)
 {
 	if (w->cls & SROCE_WR_ATOMIC)
 		return 1;
-	return max_t(u32, DIV_ROUND_UP(w->length, req->mtu), 1);
+	return max_t(u32, DIV_ROUND_UP(w->length, snd->mtu), 1);
 }
 
 /* Last PSN of the READ chunk (an atomic: its PSN) that holds @psn. */
@@ -299,7 +301,7 @@ void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 			 unsigned long expires);
 void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
 			   const struct sroce_sge *sge, u32 num_sge, u32 off);
-void sroce_req_release_cursors(struct sroce_req *req);
+void sroce_req_release_cursors(struct sroce_send *snd);
 
 /* ---- sroce_comp.c ---- */
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
@@ -311,4 +313,4 @@ void sroce_comp_arm_retrans(struct sroce_qp *qp);
 void sroce_comp_retrans_timer_fn(struct timer_list *t);
 void sroce_comp_rnr_timer_fn(struct timer_list *t);
 
-#endif /* SROCE_REQ_H */
+#endif /* SROCE_SEND_H */
