@@ -1,32 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce.h - objects of the sroce software RoCEv2 device and the interfaces
- * between its files.
+ * sroce.h - the sroce software RoCEv2 device: its object, limits and
+ * counters, and the map of the driver's files.
  *
- * Files and their one job each:
- *   sroce_main.c     module init/exit, rdma_link_ops, netdev notifier,
- *                    device allocation/registration, port state, ops table
- *   sroce_verbs.c    verb entry points: validate, allocate, reply
- *   sroce_qp.c       QP state machine (IBTA 10.3), QP attributes
- *   sroce_req.c      requester: SQ WQEs -> request packets (TX)
- *   sroce_resp.c     responder: request packets -> memory, RQ, ACK/NAK
- *   sroce_resp_out.c responder's response queue: ACK/NAK, READ responses,
- *                    atomic ACKs, in request order (TX)
- *   sroce_comp.c     completer: ACK/NAK/read responses -> CQEs, retransmit
- *   sroce_mr.c       MRs, keys, protection checks, copies to/from memory
- *   sroce_queue.c    shared rings and their mmap entries, CQs
- *   sroce_net.c      UDP 4791 sockets per netns and their devices, IP/UDP
- *                    encap, TX and its route cache
- *   sroce_recv.c     receive path: packet checks (headers, ICRC, P_Key,
- *                    QP type and state, addresses, Q_Key), congestion
- *                    control hook, dispatch to the QP's data path
- *   sroce_opcode.c   opcode table, RNR/timeout tables
- *   sroce_icrc.c     ICRC
- *   sroce_cc.c       congestion control: ECN marking, CNPs, DCQCN rate
- *                    and pacing, PFC priority
- *   sroce_cc_knobs.c congestion control knobs, their sysfs files, the
- *                    line rate, per-QP rdma resource attributes
- *   sroce_counters.c rdma statistic counters (hw_stats)
+ * A packet's way through the files:
+ *
+ *   RX  sroce_net.c (UDP 4791 socket) -> sroce_recv.c (every check, CE/CNP
+ *       to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two engines) ->
+ *       sroce_resp.c (requests) | sroce_comp.c (responses)
+ *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c (requests),
+ *       sroce_resp_out.c (ACKs, READ responses, atomic ACKs) ->
+ *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
+ *
+ * Files and their one job each (headers: one per object, same name):
+ *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
+ *                     device allocation/registration, port state, ops table
+ *   sroce_verbs.c     verb entry points: validate, allocate, reply
+ *   sroce_qp.c        QP object, state machine (IBTA 10.3) and the table of
+ *                     what each state allows (sroce_qp_state_caps[])
+ *   sroce_dp.c        QP data path: the send side's and the responder's
+ *                     runs, their work item, doorbell and RX kick
+ *   sroce_req.c       requester: SQ WQEs -> request packets
+ *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs,
+ *                     retransmission (sroce_send.h: the send side's state,
+ *                     shared with the requester)
+ *   sroce_resp.c      responder: request packets -> memory, RQ, CQEs
+ *   sroce_resp_out.c  responder's response queue: ACK/NAK, READ responses,
+ *                     atomic ACKs, in request order
+ *   sroce_recv.c      receive path: packet checks (headers, ICRC, P_Key,
+ *                     QP type and state, addresses, Q_Key), congestion
+ *                     control hook, dispatch to the QP's data path
+ *   sroce_net.c       UDP 4791 sockets per netns and their devices, packet
+ *                     allocation, IP/UDP encapsulation, TX, route cache
+ *   sroce_av.c        address vectors and AH numbers
+ *   sroce_mr.c        MRs, keys, protection checks, copies to/from memory
+ *   sroce_queue.c     shared rings and their mmap entries, CQs
+ *   sroce_opcode.c    packet opcode table, work request rule table (which
+ *                     opcodes and flags each QP type takes), RNR/timeout
+ *                     tables
+ *   sroce_icrc.c      ICRC
+ *   sroce_cc.c        congestion control: ECN marking, CNPs, DCQCN rate
+ *                     and pacing, PFC priority
+ *   sroce_cc_knobs.c  congestion control knobs, their sysfs files, the
+ *                     line rate, per-QP rdma resource attributes
+ *   sroce_counters.c  rdma statistic counters (hw_stats)
+ *   sroce_hdr.h       wire headers, PSN and AETH arithmetic
+ *   sroce_compat.h    kernel-version dependent helpers
  *
  * Object lifetime: every QP and MR carries a kref and a completion.
  * Lookups from packets use RCU + kref_get_unless_zero(); every deferred
@@ -127,7 +146,7 @@ struct sroce_av;
  * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, follows carrier
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
- * @cc: congestion control knobs (sroce_cc.c)
+ * @cc: congestion control knobs (sroce_cc_knobs.c)
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
  *	instead of sending it; same contract as sroce_net_xmit()

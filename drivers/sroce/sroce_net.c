@@ -735,9 +735,11 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
  * @dev: device
  * @qp: source QP (UDP source port entropy), or NULL (then QPN 0)
  * @av: destination; IPv4 addresses are v4-mapped
- * @skb: packet from sroce_net_alloc_skb(): skb->data at the BTH, headers
- *	and payload filled, skb->len = BTH to the end of the ICRC slot.  A
- *	clone (kept by the caller for a retransmission) is unshared here.
+ * @skb: packet from sroce_net_alloc_skb() or sroce_net_alloc_skb_paged():
+ *	skb->data at the BTH, headers and payload filled, skb->len = BTH to
+ *	the end of the ICRC slot.  The engines never keep a packet for a
+ *	retransmission (they build it again), so @skb is normally private;
+ *	a cloned one would be unshared before the ICRC is written.
  *
  * Builds the UDP header (source port rdma_get_udp_sport() of the flow
  * label or the QPN pair, checksum 0) and the IPv4 (DF, TOS = traffic class

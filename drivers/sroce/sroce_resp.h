@@ -5,8 +5,10 @@
  * the request handling (sroce_resp.c) and the response queue
  * (sroce_resp_out.c).
  *
- * Every member is touched only from the QP's work item, except the pend_*
- * members, which sroce_resp_modify() writes and the work item reads, both
+ * Every member is touched only by the run that owns the QP's responder
+ * (SROCE_DP_RESP_RUNNING: the work item, or an inline run from the receive
+ * path or a doorbell; see struct sroce_dp), except the pend_* members,
+ * which sroce_resp_modify() writes and that run reads, both
  * under qp->state_lock.
  */
 #ifndef SROCE_RESP_H
