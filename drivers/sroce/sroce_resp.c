@@ -296,6 +296,19 @@ static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 	return sroce_cq_post(qp->rcq, cqe, solicited) == -ENOSPC ? -ENOSPC : 0;
 }
 
+/*
+ * The last packet of a message that takes a receive WQE arrived: post its
+ * CQE, solicited when the packet's BTH asks for it (IBTA 10.7.2.2).
+ */
+static enum sroce_resp_ret sroce_resp_done(struct sroce_qp *qp,
+					   const struct sroce_cqe *cqe,
+					   const struct sroce_pkt_info *pkt)
+{
+	if (sroce_resp_post(qp, cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
+		return SROCE_RESP_NAK_OP;
+	return SROCE_RESP_OK;
+}
+
 /* Complete the WQE of the current message, if any, with an error. */
 static void sroce_resp_complete_err(struct sroce_qp *qp,
 				    enum ib_wc_status status)
@@ -632,9 +645,7 @@ static enum sroce_resp_ret sroce_resp_send_done(struct sroce_qp *qp,
 		cqe.ex.invalidated_rkey = rkey;
 	}
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
-		return SROCE_RESP_NAK_OP;
-	return SROCE_RESP_OK;
+	return sroce_resp_done(qp, &cqe, pkt);
 }
 
 /* SEND FIRST/MIDDLE/LAST/ONLY on RC or UC (IBTA 9.4.1, 9.7.5.1.4). */
@@ -747,9 +758,7 @@ static enum sroce_resp_ret sroce_resp_write_imm_done(struct sroce_qp *qp,
 	cqe.byte_len = to_sroce_resp(qp)->msg.len;
 	cqe.wc_flags = SROCE_WC_F_WITH_IMM;
 	cqe.ex.imm_data = immdt->imm;
-	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
-		return SROCE_RESP_NAK_OP;
-	return SROCE_RESP_OK;
+	return sroce_resp_done(qp, &cqe, pkt);
 }
 
 /* RDMA WRITE FIRST/MIDDLE/LAST/ONLY (+IMM) on RC or UC (IBTA 9.4.3). */
@@ -1168,9 +1177,7 @@ static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
 		cqe.ex.imm_data = ((struct sroce_immdt *)
 				   sroce_pkt_hdr(pkt, SROCE_HDR_IMMDT))->imm;
 	}
-	if (sroce_resp_post(qp, &cqe, sroce_bth_se(sroce_pkt_bth(pkt))))
-		return SROCE_RESP_NAK_OP;
-	return SROCE_RESP_OK;
+	return sroce_resp_done(qp, &cqe, pkt);
 }
 
 /*
