@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite sroce_cc: congestion control arithmetic (sroce_cc.c) without
- * a device: knob ranges, ECN marking and priority mapping, the CNP
+ * KUnit suite sroce_cc: congestion control arithmetic (sroce_cc.c,
+ * sroce_cc_knobs.c) without a device: knob ranges, ECN marking and priority mapping, the CNP
  * interval of the notification point, and the DCQCN reaction point (Zhu
  * et al., SIGCOMM 2015): rate cut, alpha update and decay, fast recovery,
  * additive and hyper increase, floor and ceiling, lazy timers and the

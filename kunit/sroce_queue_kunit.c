@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite sroce_queue: the rings shared with userspace (sroce.h,
+ * KUnit suite sroce_queue: the rings shared with userspace (sroce_queue.h,
  * sroce_queue.c, uapi sroce-abi.h).  The test plays a hostile provider: it
  * writes producer and consumer indices into the ring header directly
  * (out of range, wrapped, equal, behind) and checks that the kernel side

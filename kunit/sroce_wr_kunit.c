@@ -228,7 +228,7 @@ static void sroce_wr_uapi_test(struct kunit *test)
 				    "inline on opcode %u", op);
 		KUNIT_EXPECT_TRUE_MSG(test,
 				      sroce_wr_flags_ok(op, SROCE_WR_SEND_FLAGS &
-							~SROCE_SEND_F_INLINE),
+							~SROCE_WR_FLAG_INLINE),
 				      "opcode %u", op);
 	}
 	KUNIT_EXPECT_FALSE(test, SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM);

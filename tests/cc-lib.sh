@@ -31,7 +31,7 @@ CC_BN_NS=M CC_BN_DEV=vethMS            # the bottleneck port
 CC_BW_PORT=${CC_BW_PORT:-19500}        # next TCP port of bw_server
 RDMA_DATA=${RDMA_DATA:-$PWD/bin/rdma_data}
 
-# knob table: DIR/NAME MIN MAX DEFAULT (sroce_cc.c, sroce_cc_knobs[])
+# knob table: DIR/NAME MIN MAX DEFAULT (sroce_cc_knobs.c, sroce_cc_knobs[])
 CC_KNOBS=(
 	"roce_np/enable 0 1 1"
 	"roce_np/cnp_interval_us 0 1000000 50"

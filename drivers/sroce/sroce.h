@@ -12,7 +12,8 @@
  *       sroce_resp_out.c (ACKs, READ responses, atomic ACKs) ->
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
  *
- * Files and their one job each (headers: one per object, same name):
+ * Files and their one job each (each object's header has its name;
+ * sroce_send.h is the send side's, shared by sroce_req.c and sroce_comp.c):
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply
@@ -115,12 +116,12 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_PKEY,
 	SROCE_CNT_RX_DROP_QKEY,
 	SROCE_CNT_RX_DROP_STATE,	/* QP not in a receiving state */
-	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
 	SROCE_CNT_TX_BACKPRESSURE,	/* qdisc/queue pushed back */
 	SROCE_CNT_ECN_MARKED_PKTS,	/* CE received */
 	SROCE_CNT_CNP_SENT,
 	SROCE_CNT_CNP_RCVD,
 	SROCE_CNT_RATE_REDUCTIONS,
+	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
 	SROCE_NUM_COUNTERS
 };
 
@@ -192,7 +193,7 @@ static inline void sroce_counter_add(struct sroce_dev *dev,
 }
 
 /* ------------------------------------------------------------------ */
-/* PD, AH                                                              */
+/* PD                                                                  */
 /* ------------------------------------------------------------------ */
 
 struct sroce_pd {
@@ -205,7 +206,7 @@ static inline struct sroce_pd *to_sroce_pd(struct ib_pd *pd)
 }
 
 /* ------------------------------------------------------------------ */
-/* Verbs entry points (sroce_verbs.c) and counters                     */
+/* Ops table (sroce_main.c) and counters (sroce_counters.c)           */
 /* ------------------------------------------------------------------ */
 
 extern const struct ib_device_ops sroce_dev_ops;

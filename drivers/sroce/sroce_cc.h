@@ -29,8 +29,9 @@
  * (SROCE_CC_ALPHA_ONE is 1.0); g is 2^-g_shift.
  *
  * Per-QP state (struct sroce_cc_qp, member cc of struct sroce_qp) is
- * protected by its own spinlock, taken with irqsave: the RX softirq (CE,
- * CNP) and the requester (process context) both update it.
+ * protected by its own spinlock, taken with irqsave: the receive path (CE,
+ * CNP), the requester (process context or inline in softirq) and
+ * modify_qp (a move to RESET) all update it.
  */
 #ifndef SROCE_CC_H
 #define SROCE_CC_H
@@ -111,7 +112,7 @@ struct sroce_cc_rp {
 
 /**
  * struct sroce_cc_qp - congestion control state of one QP
- * @lock: protects @np and @rp (irqsave: RX softirq and process context)
+ * @lock: protects @np and @rp (irqsave: softirq and process context)
  * @np: notification point
  * @rp: reaction point
  */

@@ -128,9 +128,9 @@ void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side);
 void sroce_dp_doorbell(struct sroce_qp *qp);
 
 /*
- * Responder interface used by the QP work loop (sroce_dp.c).
+ * Responder interface used by the responder's runs (sroce_dp.c).
  * Packets handed to sroce_resp_rcv() are consumed (freed) by it; the QP
- * reference the packet held is dropped by the work loop afterwards.
+ * reference the packet held is dropped by the run afterwards.
  */
 void sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_modify(struct sroce_qp *qp, int mask,

@@ -74,8 +74,6 @@ struct sroce_net_slot {
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
 
-/* TTL / hop limit when the address vector leaves it 0. */
-
 /* Headroom for the IP and UDP headers sroce builds itself. */
 #define SROCE_ENCAP_MAX		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 

@@ -13,6 +13,7 @@
 #include "sroce.h"
 #include "sroce_av.h"
 
+struct sock;
 struct sroce_qp;
 
 int sroce_net_init(void);
@@ -33,8 +34,7 @@ int sroce_net_put_trailer(struct sk_buff *skb, u32 payload);
 int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb);
 
-struct sock;
-
+/* The device of a received packet (sroce_recv.c); RCU held. */
 struct sroce_dev *sroce_net_rx_dev(struct sock *sk, const struct sk_buff *skb);
 
 #endif /* SROCE_NET_H */

@@ -372,12 +372,16 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_recv_check);
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
-/*
- * Step 6: queue a validated packet for the QP's responder (requests) or
- * its send side (responses).  When that queue was empty, run the side
- * inline or kick its run in progress: a non-empty queue means a run is
- * due or in progress, and a run only stops early after requeueing itself.
- * The packet keeps its QP reference until the run is done with it.
+/**
+ * sroce_rcv() - hand a checked packet to its QP's data path (step 6)
+ * @skb: packet; SROCE_PKT(skb) is filled and its ->qp holds a reference
+ *
+ * Queues a request for the QP's responder, a response for its send side.
+ * When that queue was empty, runs the side inline or kicks its run in
+ * progress (sroce_dp_rx_kick()): a non-empty queue means a run is due or
+ * in progress, and a run only stops early after requeueing itself.  The
+ * packet keeps its QP reference until the run is done with it.
+ * Context: softirq (or process context with IRQs enabled).
  */
 VISIBLE_IF_KUNIT void sroce_rcv(struct sk_buff *skb)
 {

@@ -17,8 +17,8 @@
  * budget of packets at a time.
  *
  * Context: a responder run of the QP (it owns SROCE_DP_RESP_RUNNING, see
- * sroce_dp.h): the work item, or inline from RX softirq; responder runs of
- * one QP never overlap (its send side may run at the same time on another
+ * sroce_dp.h): the work item, or inline from RX softirq or a doorbell;
+ * responder runs of one QP never overlap (its send side may run at the same time on another
  * CPU: the two share no state).  Nothing here sleeps (GFP_ATOMIC).
  */
 
@@ -1239,7 +1239,7 @@ void sroce_resp_init(struct sroce_qp *qp)
  * Records the expected PSN given with IB_QP_RQ_PSN (IBTA 9.7.4.1.1,
  * 10.3.1: INIT to RTR) and a move to RESET; the QP's work applies them
  * before it handles the next packet (or in sroce_resp_run()), so
- * responder state is only ever touched by the work.
+ * responder state is only ever touched by the responder's run.
  *
  * Context: qp->state_lock held (any context).
  */

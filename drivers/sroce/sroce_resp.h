@@ -23,7 +23,6 @@
 #include "sroce_hdr.h"
 #include "sroce_mr.h"
 
-struct sroce_mr;
 struct sroce_qp;
 
 /* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */

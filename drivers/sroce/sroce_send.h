@@ -24,9 +24,9 @@
  *   send.psn          PSN of the next packet the requester sends
  *   send.max_psn      one past the newest PSN ever sent
  *
- * Everything below is touched only by the QP's data path run (the work
- * item, sroce_rcv() or sroce_dp_doorbell()), which owns the QP's RUNNING
- * bit (struct sroce_dp); the exceptions are @flags (atomic bit operations,
+ * Everything below is touched only by the QP's send-side run (the work
+ * item, sroce_dp_rx_kick() or sroce_dp_doorbell()), which owns the QP's
+ * RUNNING bit (struct sroce_dp); the exceptions are @flags (atomic bit operations,
  * set by timers and sroce_dp_modify()) and the pend_* members (under
  * qp->state_lock).
  */
@@ -39,6 +39,8 @@
 #include <linux/hrtimer.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
+
+#include "sroce_hdr.h"
 
 #include "sroce_av.h"
 #include "sroce_mr.h"

@@ -3,7 +3,7 @@
  * Interfaces between the verbs files: sroce_main.c (device,
  * ops table), sroce_verbs.c (entry points), sroce_qp.c (QP internals),
  * sroce_mr.c (MR internals), sroce_queue.c (rings) and sroce_counters.c.
- * The data path and the wire code use sroce.h only.
+ * The data path and the wire code use the object headers only.
  */
 #ifndef SROCE_VERBS_H
 #define SROCE_VERBS_H

@@ -21,7 +21,7 @@
  *
  * Values stored in WQEs and CQEs are the userspace (ibv_*) values: opcodes are
  * enum ib_uverbs_wr_opcode / ib_uverbs_wc_opcode, send flags the
- * SROCE_SEND_F_* bits, statuses enum ib_wc_status (identical in both
+ * SROCE_WR_FLAG_* bits, statuses enum ib_wc_status (identical in both
  * worlds), and CQE flags are the SROCE_WC_F_* bits below, which equal the
  * IBV_WC_* bits libibverbs defines.
  *
@@ -89,7 +89,7 @@ struct sroce_sge {
  * @wr_id: caller's work request id, returned in the CQE
  * @opcode: enum ib_uverbs_wr_opcode (IBV_WR_*), one of SROCE_WR_OPS_* of
  *	the QP's type
- * @send_flags: SROCE_SEND_F_* bits (IBV_SEND_*) within SROCE_WR_SEND_FLAGS
+ * @send_flags: SROCE_WR_FLAG_* bits (IBV_SEND_*) within SROCE_WR_SEND_FLAGS
  * @num_sge: number of valid entries in @sge (0..SROCE_MAX_SGE); with
  *	IBV_SEND_INLINE, ignored
  * @inline_len: bytes of inline data in @inline_data when IBV_SEND_INLINE is
@@ -170,17 +170,17 @@ struct sroce_send_wqe {
 	(SROCE_WR_OPS_UC | SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV))
 
 /* Send flag bits: equal to IBV_SEND_* (libibverbs) and IB_SEND_* (kernel). */
-#define SROCE_SEND_F_FENCE	(1U << 0)
-#define SROCE_SEND_F_SIGNALED	(1U << 1)
-#define SROCE_SEND_F_SOLICITED	(1U << 2)
-#define SROCE_SEND_F_INLINE	(1U << 3)	/* SROCE_WR_OPS_INLINE only */
+#define SROCE_WR_FLAG_FENCE	(1U << 0)
+#define SROCE_WR_FLAG_SIGNALED	(1U << 1)
+#define SROCE_WR_FLAG_SOLICITED	(1U << 2)
+#define SROCE_WR_FLAG_INLINE	(1U << 3)	/* SROCE_WR_OPS_INLINE only */
 
 /*
  * Send flags a work request may carry.  Bit 4 (IBV_SEND_IP_CSUM) is not
  * among them: the device offers no checksum offload.
  */
-#define SROCE_WR_SEND_FLAGS	(SROCE_SEND_F_FENCE | SROCE_SEND_F_SIGNALED | \
-				 SROCE_SEND_F_SOLICITED | SROCE_SEND_F_INLINE)
+#define SROCE_WR_SEND_FLAGS	(SROCE_WR_FLAG_FENCE | SROCE_WR_FLAG_SIGNALED | \
+				 SROCE_WR_FLAG_SOLICITED | SROCE_WR_FLAG_INLINE)
 
 /**
  * struct sroce_recv_wqe - a receive queue entry
