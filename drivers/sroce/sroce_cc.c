@@ -628,7 +628,7 @@ static void sroce_cc_np_ce(struct sroce_dev *dev, struct sk_buff *skb)
 	if (!send)
 		return;
 
-	if (qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI)
+	if (sroce_qp_is_ud(qp))
 		err = sroce_cc_cnp_path_datagram(skb, &av, &dest_qpn);
 	else
 		err = sroce_cc_cnp_path_connected(qp, &av, &dest_qpn);

@@ -100,6 +100,12 @@ static inline struct sroce_resp *to_sroce_resp(struct sroce_qp *qp)
 	return &qp->dp.resp;
 }
 
+/* A datagram QP: UD, or the GSI QP, which RoCE runs as UD (IBTA 10.2.1). */
+static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
+{
+	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+}
+
 static inline u32 sroce_qpn(const struct sroce_qp *qp)
 {
 	return qp->ibqp.qp_num;

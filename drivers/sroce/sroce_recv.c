@@ -182,7 +182,7 @@ static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 	if (info->mask & SROCE_MASK_CNP)
 		return true;
 	if (info->qpt == IB_QPT_UD)
-		return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+		return sroce_qp_is_ud(qp);
 	return qp->type == info->qpt;
 }
 

@@ -61,11 +61,6 @@ struct sroce_req_pkt {
 	bool last;
 };
 
-static bool sroce_req_is_ud(const struct sroce_qp *qp)
-{
-	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
-}
-
 /* ------------------------------------------------------------------ */
 /* Fetching and validating WQEs                                        */
 /* ------------------------------------------------------------------ */
@@ -397,7 +392,7 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 	u8 base = qp->type == IB_QPT_UC ? IB_OPCODE_UC : IB_OPCODE_RC;
 	u16 cls = w->cls;
 
-	if (sroce_req_is_ud(qp))
+	if (sroce_qp_is_ud(qp))
 		return cls & SROCE_WR_IMM ?
 		       IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE :
 		       IB_OPCODE_UD_SEND_ONLY;
@@ -459,7 +454,7 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 		if (ackreq)
 			snd->noack_pkts = 0;
 	}
-	dqpn = sroce_req_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : snd->dest_qpn;
+	dqpn = sroce_qp_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : snd->dest_qpn;
 	sroce_bth_init(hdr, p->opcode, se, -p->payload & 3, SROCE_DEFAULT_PKEY,
 		       dqpn, ackreq, p->psn);
 }
@@ -804,7 +799,7 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	struct sk_buff *skb;
 	int err;
 
-	av = sroce_req_is_ud(qp) ? &snd->ud_av : &snd->av;
+	av = sroce_qp_is_ud(qp) ? &snd->ud_av : &snd->av;
 	sroce_req_next_pkt(qp, w, &p);
 	if (!sroce_req_paced(qp, &p))
 		return -EBUSY;
@@ -992,7 +987,7 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 		if (!w || !sroce_req_position_ok(qp, w) ||
 		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(snd))
 			break;
-		if (sroce_req_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
+		if (sroce_qp_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
 			if (snd->error)
 				break;
 			continue;
@@ -1064,7 +1059,7 @@ void sroce_req_copy_attrs(struct sroce_qp *qp)
 	int mtu = qp->mtu;
 
 	lockdep_assert_held(&qp->state_lock);
-	if (sroce_req_is_ud(qp))
+	if (sroce_qp_is_ud(qp))
 		mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
 	snd->mtu = mtu > 0 ? mtu : 256;
 	snd->av = qp->av;

@@ -820,11 +820,6 @@ static bool sroce_wr_is_atomic(enum ib_wr_opcode op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-static bool sroce_qp_is_ud(const struct sroce_qp *qp)
-{
-	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
-}
-
 /* Check a kernel send WR; @len gets its total length. */
 static int sroce_check_send_wr(struct sroce_qp *qp,
 			       const struct ib_send_wr *wr, u32 *len)
