@@ -26,6 +26,7 @@
 #include "sroce_av.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_cc.h"
 
 /* Token bucket credit: ns * kb/s.  One byte is 8 bits = 8e6 ns * kb/s. */
@@ -591,17 +592,8 @@ static int sroce_cc_cnp_path_datagram(struct sk_buff *skb,
 
 	memset(av, 0, sizeof(*av));
 	av->network_type = pkt->network_type;
-	if (pkt->network_type == RDMA_NETWORK_IPV4) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		ipv6_addr_set_v4mapped(iph->daddr, &av->saddr);
-		ipv6_addr_set_v4mapped(iph->saddr, &av->daddr);
-	} else {
-		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-
-		av->saddr = ip6h->daddr;
-		av->daddr = ip6h->saddr;
-	}
+	/* the reply goes back: the packet's source is its destination */
+	sroce_recv_ip_addrs(skb, pkt->network_type, &av->daddr, &av->saddr);
 	return 0;
 }
 

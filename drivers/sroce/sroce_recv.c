@@ -235,9 +235,18 @@ VISIBLE_IF_KUNIT bool sroce_recv_addr_ok(enum ib_qp_type type,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_recv_addr_ok);
 
-/* The packet's IP addresses, IPv4 as v4-mapped IPv6. */
-static void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
-				struct in6_addr *saddr, struct in6_addr *daddr)
+/**
+ * sroce_recv_ip_addrs() - the IP addresses of a received packet
+ * @skb: packet whose network header is set
+ * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 (pkt->network_type)
+ * @saddr: the packet's source, IPv4 as v4-mapped IPv6 (as struct sroce_av
+ *	keeps addresses)
+ * @daddr: the packet's destination, likewise
+ *
+ * Context: any.
+ */
+void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
+			 struct in6_addr *saddr, struct in6_addr *daddr)
 {
 	if (network_type == RDMA_NETWORK_IPV4) {
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, saddr);

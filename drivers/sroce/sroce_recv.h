@@ -16,6 +16,8 @@ struct sk_buff;
 struct sock;
 
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
+void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
+			 struct in6_addr *saddr, struct in6_addr *daddr);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit tests them (sroce_rx, sroce_rx_addr, the engines). */
