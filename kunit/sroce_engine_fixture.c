@@ -840,6 +840,7 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, 0x5a);
+	sroce_mr_dev_init(dev);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;
 	dev->ib_dev.phys_port_cnt = 1;
@@ -1061,6 +1062,7 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 	kfree(fx->scq);
 	kfree(fx->rcq);
 	skb_queue_purge(&fx->tx);
+	sroce_mr_dev_drain(&fx->dev);
 	xa_destroy(&fx->dev.qp_xa);
 	xa_destroy(&fx->dev.mr_xa);
 	xa_destroy(&fx->dev.ah_xa);
