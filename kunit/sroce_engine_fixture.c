@@ -758,6 +758,11 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 	case SROCE_FX_SET_U64:
 		*(u64 *)(fx->buf + s->buf) = s->a;
 		break;
+	case SROCE_FX_MR_VALID:
+		KUNIT_EXPECT_EQ_MSG(test,
+				    READ_ONCE(to_sroce_mr(fx->mr[s->key])->valid),
+				    !!s->n, "step %d: MR %u valid", i, s->key);
+		break;
 	default:
 		KUNIT_FAIL(test, "step %d: unknown kind %u", i, s->kind);
 	}

@@ -2,8 +2,9 @@
 /*
  * KUnit suite sroce_mr: memory region keys and lookup, the protection check
  * sroce_mr_check() (IBTA 10.6.3, 9.7.5.1.2: PD, access flags, bounds with
- * overflow near 2^64), SGE gather/scatter and deregistration while an
- * engine still holds the MR (sroce_mr.c).
+ * overflow near 2^64), SGE gather/scatter, which MRs a peer may invalidate
+ * (IBTA 10.6.7) and deregistration while an engine still holds the MR
+ * (sroce_mr.c).
  *
  * The device and MRs are built in the test: a zeroed struct sroce_dev with
  * only its MR xarray set up, MRs registered through sroce_mr_init_dma()
@@ -446,8 +447,64 @@ static void sroce_mr_sge_no_write_test(struct kunit *test)
 	xa_destroy(&dev->mr_xa);
 }
 
+/* ---- sroce_mr_peer_may_invalidate(): IBTA 10.6.7 ---- */
+
 #define LW	IB_ACCESS_LOCAL_WRITE
 #define RW	IB_ACCESS_REMOTE_WRITE
+#define RR	IB_ACCESS_REMOTE_READ
+#define RA	IB_ACCESS_REMOTE_ATOMIC
+
+struct sroce_mr_inv_case {
+	const char *name;
+	enum sroce_mr_type type;
+	int access;
+	bool other_pd;		/* the Send with Invalidate came on another PD */
+	bool ok;
+};
+
+static const struct sroce_mr_inv_case sroce_mr_inv_cases[] = {
+	/* registered by its owner: only deregistration invalidates it */
+	{ "user_local_write_only", .type = SROCE_MR_USER, .access = LW },
+	{ "user_remote_write", .type = SROCE_MR_USER, .access = LW | RW },
+	{ "user_remote_all", .type = SROCE_MR_USER,
+	  .access = LW | RW | RR | RA },
+	{ "user_remote_other_pd", .type = SROCE_MR_USER, .access = LW | RW,
+	  .other_pd = true },
+	/* a kernel PD's local_dma_lkey, and DMA MRs with remote access */
+	{ "dma_local_dma_lkey", .type = SROCE_MR_DMA, .access = LW },
+	{ "dma_remote_all", .type = SROCE_MR_DMA,
+	  .access = LW | RW | RR | RA },
+	{ "dma_remote_other_pd", .type = SROCE_MR_DMA, .access = LW | RR,
+	  .other_pd = true },
+	/* no such type */
+	{ "type_out_of_range", .type = (enum sroce_mr_type)42,
+	  .access = LW | RW },
+};
+
+static void sroce_mr_inv_desc(const struct sroce_mr_inv_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_mr_inv, sroce_mr_inv_cases, sroce_mr_inv_desc);
+
+static void sroce_mr_peer_inv_test(struct kunit *test)
+{
+	const struct sroce_mr_inv_case *c = test->param_value;
+	struct sroce_pd pd = {}, other = {};
+	struct sroce_mr mr = {
+		.type = c->type,
+		.access = c->access,
+		.pd = &pd,
+		.valid = true,
+	};
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_peer_may_invalidate(&mr, c->other_pd ?
+							   &other : &pd),
+			c->ok);
+	/* the predicate only reads */
+	KUNIT_EXPECT_TRUE(test, mr.valid);
+}
 
 /* ---- deregistration while an engine holds the MR ---- */
 
@@ -524,6 +581,8 @@ static void sroce_mr_dereg_unheld_test(struct kunit *test)
 
 #undef LW
 #undef RW
+#undef RR
+#undef RA
 
 /* Message length: at most 2^31 bytes, no 32-bit wrap-around. */
 static void sroce_mr_sge_total_test(struct kunit *test)
@@ -565,6 +624,7 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_sge_copy_test),
 	KUNIT_CASE(sroce_mr_sge_no_write_test),
 	KUNIT_CASE(sroce_mr_sge_total_test),
+	KUNIT_CASE_PARAM(sroce_mr_peer_inv_test, sroce_mr_inv_gen_params),
 	KUNIT_CASE(sroce_mr_dereg_held_test),
 	KUNIT_CASE(sroce_mr_dereg_unheld_test),
 	{}

@@ -62,6 +62,11 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/* Access flags that let a peer name the MR in an rkey. */
+#define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
 /* Unpin and free a deregistered MR nobody references.  Context: process. */
 static void sroce_mr_free(struct sroce_mr *mr)
 {
@@ -422,6 +427,42 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
+
+/*
+ * Whether a peer's Send with Invalidate may name an MR of each type
+ * (IBTA 10.6.7): only fast-register MRs (IB_MR_TYPE_MEM_REG, from
+ * ib_alloc_mr()) and type 2 memory windows, neither of which sroce offers.
+ * An MR registered by its owner is invalidated only by deregistration; a
+ * kernel PD's local_dma_lkey is a DMA MR.
+ */
+static const bool sroce_mr_type_peer_inv[] = {
+	[SROCE_MR_DMA] = false,
+	[SROCE_MR_USER] = false,
+};
+
+/**
+ * sroce_mr_peer_may_invalidate() - may a peer invalidate this MR
+ * @mr: region named by the R_Key of an IETH
+ * @pd: PD of the QP the Send with Invalidate arrived on
+ *
+ * IBTA 10.6.7, 9.4.1.1: only an MR of a type that allows it
+ * (sroce_mr_type_peer_inv[]), registered with remote access and in the
+ * QP's PD, may be invalidated remotely; anything else is refused and the
+ * MR left alone.  Validity is not checked here (the lookup does).
+ * Context: any; reads @mr only.
+ * Return: true when the MR may be invalidated.
+ */
+bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
+				  const struct sroce_pd *pd)
+{
+	if (mr->type >= ARRAY_SIZE(sroce_mr_type_peer_inv) ||
+	    !sroce_mr_type_peer_inv[mr->type])
+		return false;
+	if (!(mr->access & SROCE_MR_REMOTE_MASK))
+		return false;
+	return mr->pd == pd;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_peer_may_invalidate);
 
 static void sroce_copy_dir(void *mem, void *buf, u32 len,
 			   enum sroce_copy_dir dir)

@@ -73,6 +73,8 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote);
 
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
+bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
+				  const struct sroce_pd *pd);
 
 enum sroce_copy_dir {
 	SROCE_TO_MR,		/* write into the MR */

@@ -598,13 +598,14 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
 }
 
 /*
- * SEND with Invalidate: invalidate the MR named by the IETH R_Key, which
- * must belong to the QP's PD (IBTA 9.4.1.1, 10.6.6).
+ * SEND with Invalidate: invalidate the MR named by the IETH R_Key if a
+ * peer may (sroce_mr_peer_may_invalidate(), IBTA 9.4.1.1, 10.6.7); else
+ * NAK invalid request and leave the MR alone.
  */
 static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 {
 	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
-	bool ok = mr && mr->pd == qp->pd;
+	bool ok = mr && sroce_mr_peer_may_invalidate(mr, qp->pd);
 
 	if (ok)
 		WRITE_ONCE(mr->valid, false);
