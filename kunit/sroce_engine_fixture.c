@@ -758,6 +758,11 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 	case SROCE_FX_SET_U64:
 		*(u64 *)(fx->buf + s->buf) = s->a;
 		break;
+	case SROCE_FX_MR_VALID:
+		KUNIT_EXPECT_EQ_MSG(test,
+				    READ_ONCE(to_sroce_mr(fx->mr[s->key])->valid),
+				    !!s->n, "step %d: MR %u valid", i, s->key);
+		break;
 	default:
 		KUNIT_FAIL(test, "step %d: unknown kind %u", i, s->kind);
 	}
@@ -840,6 +845,7 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, 0x5a);
+	sroce_mr_dev_init(dev);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;
 	dev->ib_dev.phys_port_cnt = 1;
@@ -1061,6 +1067,7 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 	kfree(fx->scq);
 	kfree(fx->rcq);
 	skb_queue_purge(&fx->tx);
+	sroce_mr_dev_drain(&fx->dev);
 	xa_destroy(&fx->dev.qp_xa);
 	xa_destroy(&fx->dev.mr_xa);
 	xa_destroy(&fx->dev.ah_xa);

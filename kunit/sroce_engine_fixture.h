@@ -99,6 +99,7 @@ enum sroce_fx_kind {
 	SROCE_FX_MEM_ORIG,	/* buffer at .buf still holds pat_tx() */
 	SROCE_FX_MEM_U64,	/* u64 at .buf is .a */
 	SROCE_FX_SET_U64,	/* store .a at .buf */
+	SROCE_FX_MR_VALID,	/* MR .key is valid (.n 1) or not (.n 0) */
 };
 
 /**
@@ -237,6 +238,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_STATE(st)	{ .kind = SROCE_FX_STATE, .n = (st) }
 #define FX_COUNT(c, v)	{ .kind = SROCE_FX_COUNT, .ctr = (c), .n = (v) }
 #define FX_FATAL(v)	{ .kind = SROCE_FX_FATAL, .n = (v) }
+#define FX_MR_VALID(k, v)	{ .kind = SROCE_FX_MR_VALID, .key = (k), .n = (v) }
 #define FX_BLOCK()	{ .kind = SROCE_FX_BLOCK }
 #define FX_UNBLOCK()	{ .kind = SROCE_FX_UNBLOCK }
 #define FX_PUSHBACK(v)	{ .kind = SROCE_FX_PUSHBACK, .n = (v) }

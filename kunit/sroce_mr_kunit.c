@@ -2,7 +2,9 @@
 /*
  * KUnit suite sroce_mr: memory region keys and lookup, the protection check
  * sroce_mr_check() (IBTA 10.6.3, 9.7.5.1.2: PD, access flags, bounds with
- * overflow near 2^64) and SGE gather/scatter (sroce_mr.c).
+ * overflow near 2^64), SGE gather/scatter, which MRs a peer may invalidate
+ * (IBTA 10.6.7) and deregistration while an engine still holds the MR
+ * (sroce_mr.c).
  *
  * The device and MRs are built in the test: a zeroed struct sroce_dev with
  * only its MR xarray set up, MRs registered through sroce_mr_init_dma()
@@ -24,6 +26,7 @@ static struct sroce_dev *sroce_mr_test_dev(struct kunit *test)
 	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
+	sroce_mr_dev_init(dev);
 	return dev;
 }
 
@@ -444,6 +447,143 @@ static void sroce_mr_sge_no_write_test(struct kunit *test)
 	xa_destroy(&dev->mr_xa);
 }
 
+/* ---- sroce_mr_peer_may_invalidate(): IBTA 10.6.7 ---- */
+
+#define LW	IB_ACCESS_LOCAL_WRITE
+#define RW	IB_ACCESS_REMOTE_WRITE
+#define RR	IB_ACCESS_REMOTE_READ
+#define RA	IB_ACCESS_REMOTE_ATOMIC
+
+struct sroce_mr_inv_case {
+	const char *name;
+	enum sroce_mr_type type;
+	int access;
+	bool other_pd;		/* the Send with Invalidate came on another PD */
+	bool ok;
+};
+
+static const struct sroce_mr_inv_case sroce_mr_inv_cases[] = {
+	/* registered by its owner: only deregistration invalidates it */
+	{ "user_local_write_only", .type = SROCE_MR_USER, .access = LW },
+	{ "user_remote_write", .type = SROCE_MR_USER, .access = LW | RW },
+	{ "user_remote_all", .type = SROCE_MR_USER,
+	  .access = LW | RW | RR | RA },
+	{ "user_remote_other_pd", .type = SROCE_MR_USER, .access = LW | RW,
+	  .other_pd = true },
+	/* a kernel PD's local_dma_lkey, and DMA MRs with remote access */
+	{ "dma_local_dma_lkey", .type = SROCE_MR_DMA, .access = LW },
+	{ "dma_remote_all", .type = SROCE_MR_DMA,
+	  .access = LW | RW | RR | RA },
+	{ "dma_remote_other_pd", .type = SROCE_MR_DMA, .access = LW | RR,
+	  .other_pd = true },
+	/* no such type */
+	{ "type_out_of_range", .type = (enum sroce_mr_type)42,
+	  .access = LW | RW },
+};
+
+static void sroce_mr_inv_desc(const struct sroce_mr_inv_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_mr_inv, sroce_mr_inv_cases, sroce_mr_inv_desc);
+
+static void sroce_mr_peer_inv_test(struct kunit *test)
+{
+	const struct sroce_mr_inv_case *c = test->param_value;
+	struct sroce_pd pd = {}, other = {};
+	struct sroce_mr mr = {
+		.type = c->type,
+		.access = c->access,
+		.pd = &pd,
+		.valid = true,
+	};
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_peer_may_invalidate(&mr, c->other_pd ?
+							   &other : &pd),
+			c->ok);
+	/* the predicate only reads */
+	KUNIT_EXPECT_TRUE(test, mr.valid);
+}
+
+/* ---- deregistration while an engine holds the MR ---- */
+
+/*
+ * An engine keeps an MR across packets (a WRITE whose peer went silent
+ * after FIRST, a receive cursor): deregistration returns at once, the MR
+ * can no longer be found or accessed through the held reference, and the
+ * last put frees it on the device's work item.
+ */
+static void sroce_mr_dereg_held_test(struct kunit *test)
+{
+	struct sroce_dev *dev = sroce_mr_test_dev(test);
+	struct sroce_pd pd = {};
+	struct sroce_sge_cursor cur;
+	struct sroce_mr *mr, *held;
+	struct sroce_sge sge;
+	u8 *a, buf[16];
+	u32 key;
+
+	a = kunit_kzalloc(test, sizeof(buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	memset(buf, 0xab, sizeof(buf));
+	mr = sroce_mr_test_dma(test, dev, &pd, LW | RW);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	key = mr->ibmr.lkey;
+
+	/* a responder's message MR and a receive cursor mid-message */
+	held = sroce_mr_lookup(dev, key, true);
+	KUNIT_ASSERT_PTR_EQ(test, held, mr);
+	sge = (struct sroce_sge){ (uintptr_t)a, sizeof(buf), key };
+	sroce_sge_cursor_init(&cur, &sge, 1);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(dev, &pd, &cur, buf, 4,
+					     SROCE_TO_MR), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cur.mr, mr);
+	KUNIT_EXPECT_EQ(test, kref_read(&mr->ref), 3u);
+
+	sroce_mr_destroy(mr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->mr_zombies), 1);
+	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key, false));
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->mr_xa));
+
+	/* the holders' next use fails and writes nothing */
+	KUNIT_EXPECT_EQ(test, sroce_mr_copy(held, (uintptr_t)a + 8, buf, 8,
+					    SROCE_TO_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(dev, &pd, &cur, buf, 4,
+					     SROCE_TO_MR), -EACCES);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(a, 0xab, 4));
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(a + 4, 0, sizeof(buf) - 4));
+
+	/* the last put frees it in process context */
+	sroce_sge_cursor_release(&cur);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->mr_zombies), 1);
+	sroce_mr_put(held);
+	sroce_mr_dev_drain(dev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->mr_zombies), 0);
+	xa_destroy(&dev->mr_xa);
+}
+
+/* Without other references deregistration frees the MR itself. */
+static void sroce_mr_dereg_unheld_test(struct kunit *test)
+{
+	struct sroce_dev *dev = sroce_mr_test_dev(test);
+	struct sroce_pd pd = {};
+	struct sroce_mr *mr;
+
+	mr = sroce_mr_test_dma(test, dev, &pd, LW);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	sroce_mr_destroy(mr);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->mr_zombies), 0);
+	KUNIT_EXPECT_TRUE(test, llist_empty(&dev->mr_free));
+	KUNIT_EXPECT_FALSE(test, work_pending(&dev->mr_free_work));
+	xa_destroy(&dev->mr_xa);
+}
+
+#undef LW
+#undef RW
+#undef RR
+#undef RA
+
 /* Message length: at most 2^31 bytes, no 32-bit wrap-around. */
 static void sroce_mr_sge_total_test(struct kunit *test)
 {
@@ -484,6 +624,9 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_sge_copy_test),
 	KUNIT_CASE(sroce_mr_sge_no_write_test),
 	KUNIT_CASE(sroce_mr_sge_total_test),
+	KUNIT_CASE_PARAM(sroce_mr_peer_inv_test, sroce_mr_inv_gen_params),
+	KUNIT_CASE(sroce_mr_dereg_held_test),
+	KUNIT_CASE(sroce_mr_dereg_unheld_test),
 	{}
 };
 

@@ -109,24 +109,40 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RCQE(.wr = 0x100, .wc_op = IB_WC_RECV, .len = 20,
 				.wcf = IB_WC_WITH_IMM, .imm = 0xdeadbeef)),
 	},
+	/*
+	 * A peer may invalidate only fast-register MRs and type 2 windows
+	 * (IBTA 10.6.7), which sroce does not offer: Send with Invalidate
+	 * naming a DMA MR with remote access, or one like a kernel PD's
+	 * local_dma_lkey (local write only), is an invalid request and
+	 * leaves the MR valid.
+	 */
 	{
-		.name = "rc_send_with_inv",
+		.name = "rc_send_with_inv_dma_mr_refused",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_RECV(.n = 1),
 			FX_RX(.op = OP_RC(SEND_ONLY_WITH_INVALIDATE), .psn = 0,
 			      .len = 8, .key = SROCE_FX_KEY_INV,
 			      .ackreq = true),
-			FX_ACKED(0, 1),
-			FX_RCQE(.wr = 0x100, .wc_op = IB_WC_RECV, .len = 8,
-				.wcf = IB_WC_WITH_INVALIDATE,
-				.key = SROCE_FX_KEY_INV),
-			/* the invalidated R_Key no longer grants access */
-			FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 1, .len = 8,
-			      .key = SROCE_FX_KEY_INV, .off = WRB, .dlen = 8,
-			      .ackreq = true),
-			FX_NAKED(1, FX_NAK_ACC, 1),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_RCQE_ERR(0x100, IB_WC_REM_INV_REQ_ERR),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
 			FX_STATE(IB_QPS_ERR),
-			FX_MEM_ORIG(.buf = WRB, .len = 8)),
+			FX_FATAL(1),
+			FX_MR_VALID(SROCE_FX_KEY_INV, 1)),
+	},
+	{
+		.name = "rc_send_with_inv_local_dma_lkey_refused",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RECV(.n = 1),
+			FX_RX(.op = OP_RC(SEND_ONLY_WITH_INVALIDATE), .psn = 0,
+			      .len = 8, .key = SROCE_FX_KEY_RO,
+			      .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_RCQE_ERR(0x100, IB_WC_REM_INV_REQ_ERR),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_STATE(IB_QPS_ERR),
+			FX_FATAL(1),
+			FX_MR_VALID(SROCE_FX_KEY_RO, 1)),
 	},
 	{
 		.name = "rc_send_with_inv_bad_rkey",

@@ -7,11 +7,19 @@
 # or foreign lkeys, a receive buffer too small for a SEND. Each case checks
 # the CQE status on both sides, the QP states (ERR where IBTA says so), the
 # flushing of the WQEs behind the fault, and that no byte outside the
-# allowed ranges changed (guard MRs next to the target MR). One PASS/FAIL
-# line per case, t-60/<case>. Knob: PROT_TIMEOUT (seconds, default 300).
+# allowed ranges changed (guard MRs next to the target MR); SEND with
+# Invalidate naming MRs a peer may not invalidate (refused, the MR keeps
+# working). One PASS/FAIL line per case, t-60/<case>. Knob: PROT_TIMEOUT
+# (seconds, default 300).
+# Then tests/bin/rdma_dereg (tests/src/rdma_dereg.c): sroce1 deregisters an
+# MR while sroce0's RDMA WRITE into it is half done (a tc filter on vethB
+# drops the WRITE's MIDDLE and LAST packets): ibv_dereg_mr, destroying the
+# QP, closing the device and `rdma link delete sroce1` must each return
+# within a bound, and the rest of the WRITE must be refused.
 cd "$(dirname "$0")" && source ./lib.sh
 
 BIN=$PWD/bin/rdma_prot
+DEREG=$PWD/bin/rdma_dereg
 port=18690
 
 require_sroce t-60/modprobe-sroce && require_provider t-60/provider || exit 1
@@ -42,4 +50,36 @@ done
 if ((rc)) && ! grep -q '^FAIL' "$PAIR_CLOG"; then
 	fail t-60/run "$PAIR_WHY"
 	pair_logs
+fi
+
+# rdma_dereg: the BTH opcode is the first byte after IPv4 (20) + UDP (8)
+# headers; RC RDMA WRITE MIDDLE is 0x07, LAST 0x08 (IBTA 9.2.3).
+drop_write_rest() {
+	in_ns B tc qdisc add dev vethB ingress &&
+	for op in 0x07 0x08; do
+		in_ns B tc filter add dev vethB parent ffff: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			match u8 "$op" 0xff at 28 action drop || return 1
+	done
+}
+if ! out=$(drop_write_rest 2>&1); then
+	fail t-60/dereg-setup "tc filter on vethB: $out"
+	exit 1
+fi
+out=$(bounded 60 "$DEREG" -d sroce1 -g "$sgid" -D sroce0 -G "$cgid" \
+	-u "$IP netns exec B tc qdisc del dev vethB ingress")
+for c in dereg_during_write dereg_write_refused dereg_teardown; do
+	line=$(grep -m1 -E "^(PASS|FAIL) $c( |:|\$)" <<<"$out")
+	case $line in
+	PASS*) pass "t-60/$c" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")" ;;
+	FAIL*) fail "t-60/$c" "${line#FAIL "$c": }" ;;
+	*) fail "t-60/$c" "not run: $(tail -n 3 <<<"$out" | tr '\n' ' ')" ;;
+	esac
+done
+t0=$EPOCHREALTIME
+if out=$(bounded 20 "$RDMA" link delete sroce1) && wait_gone sroce1 5; then
+	ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	pass t-60/dereg_link_delete "rdma link delete sroce1: $ms ms"
+else
+	fail t-60/dereg_link_delete "rdma link delete sroce1 did not return: $out"
 fi

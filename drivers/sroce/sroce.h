@@ -48,16 +48,20 @@
  *   sroce_hdr.h       wire headers, PSN and AETH arithmetic
  *   sroce_compat.h    kernel-version dependent helpers
  *
- * Object lifetime: every QP and MR carries a kref and a completion.
- * Lookups from packets use RCU + kref_get_unless_zero(); every deferred
- * context (work item, timer, queued skb) holds a reference; destroy
- * unpublishes the object, stops its deferred work, drops the base reference
- * and waits for the completion before returning to the core.
+ * Object lifetime: every QP and MR carries a kref.  Lookups from packets
+ * use RCU + kref_get_unless_zero(); every deferred context (work item,
+ * timer, queued skb) holds a reference.  Destroying a QP unpublishes it,
+ * stops its deferred work, drops the base reference and waits for its
+ * completion before returning to the core.  Deregistering an MR never
+ * waits for the engines that hold it across packets (a peer could make
+ * that wait forever): it invalidates the MR at once and the last
+ * reference frees it (sroce_mr.c).
  */
 #ifndef SROCE_H
 #define SROCE_H
 
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/completion.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
@@ -144,6 +148,10 @@ struct sroce_av;
  * @mr_xa: key index -> struct sroce_mr
  * @ah_xa: AH number -> struct sroce_ah (user AHs named in UD WQEs)
  * @mr_key_gen: rotates the low byte of keys (never reused right away)
+ * @mr_free: deregistered MRs whose last reference is gone, to be freed
+ *	by @mr_free_work (sroce_mr.c)
+ * @mr_free_work: frees @mr_free in process context
+ * @mr_zombies: deregistered MRs not freed yet (still referenced or queued)
  * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, follows carrier
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
@@ -163,6 +171,9 @@ struct sroce_dev {
 	struct xarray mr_xa;
 	u32 next_mr_idx;
 	atomic_t mr_key_gen;
+	struct llist_head mr_free;
+	struct work_struct mr_free_work;
+	atomic_t mr_zombies;
 	struct xarray ah_xa;
 	u32 next_ah;
 	enum ib_port_state port_state;

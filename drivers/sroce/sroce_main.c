@@ -27,6 +27,7 @@
 
 #include "sroce.h"
 #include "sroce_av.h"
+#include "sroce_mr.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -209,6 +210,7 @@ static void sroce_dev_release_fields(struct sroce_dev *dev)
 	WARN_ON_ONCE(!xa_empty(&dev->qp_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->mr_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->ah_xa));
+	sroce_mr_dev_drain(dev);
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->ah_xa);
@@ -298,6 +300,7 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, get_random_u32());
+	sroce_mr_dev_init(dev);
 	dev->port_state = IB_PORT_DOWN;
 	dev->mtu_cap = IB_MTU_256;
 

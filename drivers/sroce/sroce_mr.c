@@ -10,10 +10,19 @@
  * the new MR.
  *
  * Lifetime: an MR carries a kref; lookups (RCU + kref_get_unless_zero())
- * take a reference for the duration of an access.  Deregistration
- * unpublishes the MR, marks it invalid, drops the base reference and waits
- * for users to finish, then unpins the pages; the structure is freed after
- * an RCU grace period because a lookup may still be reading it.
+ * take a reference, which an engine may keep across packets (a multi-packet
+ * RDMA WRITE, a receive or send cursor).  Every copy to or from the MR
+ * checks @valid inside an RCU read-side section.  Deregistration never
+ * waits for a peer: it unpublishes the key, clears @valid, drops the base
+ * reference and, when others still hold one, waits one RCU grace period
+ * for copies already under way; from then on nothing reads or writes the
+ * memory through the MR.  The engines see @valid cleared on their next use
+ * and fail the access (remote access error, local protection error).  The
+ * last reference frees the MR: at once when that is deregistration, else
+ * on the device's work item, in process context as ib_umem_release()
+ * needs; the pinned pages stay pinned until then.  Device removal flushes
+ * that work.  The structure is freed after an RCU grace period because a
+ * lookup may still be reading it.
  *
  * User MRs keep an array of their pinned pages, built once at registration,
  * so an iova translates to (page, offset) in O(1).  DMA MRs cover all kernel
@@ -53,17 +62,86 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/* Access flags that let a peer name the MR in an rkey. */
+#define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/* Unpin and free a deregistered MR nobody references.  Context: process. */
+static void sroce_mr_free(struct sroce_mr *mr)
+{
+	kvfree(mr->pages);
+	mr->pages = NULL;
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	mr->umem = NULL;
+	sroce_kfree_rcu_sleepable(mr);
+}
+
+static void sroce_mr_free_work(struct work_struct *work)
+{
+	struct sroce_dev *dev = container_of(work, struct sroce_dev,
+					     mr_free_work);
+	struct sroce_mr *mr, *tmp;
+	struct llist_node *list;
+
+	list = llist_del_all(&dev->mr_free);
+	llist_for_each_entry_safe(mr, tmp, list, free_node) {
+		sroce_mr_free(mr);
+		atomic_dec(&dev->mr_zombies);
+	}
+}
+
+/**
+ * sroce_mr_dev_init() - set up a device's deferred MR freeing
+ * @dev: device, before any MR is registered
+ *
+ * Context: process.
+ */
+void sroce_mr_dev_init(struct sroce_dev *dev)
+{
+	init_llist_head(&dev->mr_free);
+	INIT_WORK(&dev->mr_free_work, sroce_mr_free_work);
+	atomic_set(&dev->mr_zombies, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_init);
+
+/**
+ * sroce_mr_dev_drain() - free the deregistered MRs still queued
+ * @dev: device whose QPs are all destroyed (so no MR reference is left)
+ *
+ * Bounded: waits only for the free work already queued, which does not
+ * sleep on anything a peer controls.
+ * Context: process, may sleep.
+ */
+void sroce_mr_dev_drain(struct sroce_dev *dev)
+{
+	flush_work(&dev->mr_free_work);
+	WARN_ON_ONCE(atomic_read(&dev->mr_zombies));
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_drain);
+
+/* The last reference of a deregistered MR, from any context. */
 static void sroce_mr_release(struct kref *ref)
 {
 	struct sroce_mr *mr = container_of(ref, struct sroce_mr, ref);
+	struct sroce_dev *dev = mr->dev;
 
-	complete(&mr->done);
+	llist_add(&mr->free_node, &dev->mr_free);
+	queue_work(system_wq, &dev->mr_free_work);
+}
+
+/* Deregistration frees the MR itself when its reference is the last. */
+static void sroce_mr_release_none(struct kref *ref)
+{
 }
 
 /**
  * sroce_mr_put() - drop a reference taken by sroce_mr_lookup()
  * @mr: region
  *
+ * The last reference of a deregistered MR queues its freeing on the
+ * device's work item.
  * Context: any.
  */
 void sroce_mr_put(struct sroce_mr *mr)
@@ -97,7 +175,6 @@ static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
 	mr->type = type;
 	mr->access = access;
 	kref_init(&mr->ref);
-	init_completion(&mr->done);
 	mr->ibmr.page_size = PAGE_SIZE;
 }
 
@@ -260,26 +337,32 @@ err_release:
 }
 
 /**
- * sroce_mr_destroy() - deregister and free an MR
+ * sroce_mr_destroy() - deregister an MR
  * @mr: an MR set up by sroce_mr_init_dma() or sroce_mr_init_user()
  *
- * Unpublishes the key, waits until no packet or WQE uses the MR any more,
- * unpins its pages and frees it after an RCU grace period.
- * Context: process, may sleep.
+ * Unpublishes the key and invalidates the MR, so no new access starts
+ * (IBTA 10.6.3.4: deregistration makes the keys invalid at once).  An
+ * engine may still hold a reference, e.g. for an RDMA WRITE whose peer
+ * went silent after its first packet; this never waits for it, only for
+ * copies already under way (one RCU grace period).  The holders' next
+ * use fails; the last reference unpins and frees the MR on the device's
+ * work item.  Without other references the MR is freed here.
+ * Context: process, may sleep (bounded: no peer can delay it).
  */
 void sroce_mr_destroy(struct sroce_mr *mr)
 {
-	sroce_mr_free_key(mr->dev, mr);
-	WRITE_ONCE(mr->valid, false);
-	sroce_mr_put(mr);
-	wait_for_completion(&mr->done);
+	struct sroce_dev *dev = mr->dev;
 
-	kvfree(mr->pages);
-	mr->pages = NULL;
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	mr->umem = NULL;
-	sroce_kfree_rcu_sleepable(mr);
+	sroce_mr_free_key(dev, mr);
+	WRITE_ONCE(mr->valid, false);
+	atomic_inc(&dev->mr_zombies);
+	if (kref_put(&mr->ref, sroce_mr_release_none)) {
+		atomic_dec(&dev->mr_zombies);
+		sroce_mr_free(mr);
+		return;
+	}
+	/* copies that saw @valid set finish before we return */
+	synchronize_rcu();
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_destroy);
 
@@ -345,6 +428,42 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
 
+/*
+ * Whether a peer's Send with Invalidate may name an MR of each type
+ * (IBTA 10.6.7): only fast-register MRs (IB_MR_TYPE_MEM_REG, from
+ * ib_alloc_mr()) and type 2 memory windows, neither of which sroce offers.
+ * An MR registered by its owner is invalidated only by deregistration; a
+ * kernel PD's local_dma_lkey is a DMA MR.
+ */
+static const bool sroce_mr_type_peer_inv[] = {
+	[SROCE_MR_DMA] = false,
+	[SROCE_MR_USER] = false,
+};
+
+/**
+ * sroce_mr_peer_may_invalidate() - may a peer invalidate this MR
+ * @mr: region named by the R_Key of an IETH
+ * @pd: PD of the QP the Send with Invalidate arrived on
+ *
+ * IBTA 10.6.7, 9.4.1.1: only an MR of a type that allows it
+ * (sroce_mr_type_peer_inv[]), registered with remote access and in the
+ * QP's PD, may be invalidated remotely; anything else is refused and the
+ * MR left alone.  Validity is not checked here (the lookup does).
+ * Context: any; reads @mr only.
+ * Return: true when the MR may be invalidated.
+ */
+bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
+				  const struct sroce_pd *pd)
+{
+	if (mr->type >= ARRAY_SIZE(sroce_mr_type_peer_inv) ||
+	    !sroce_mr_type_peer_inv[mr->type])
+		return false;
+	if (!(mr->access & SROCE_MR_REMOTE_MASK))
+		return false;
+	return mr->pd == pd;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_peer_may_invalidate);
+
 static void sroce_copy_dir(void *mem, void *buf, u32 len,
 			   enum sroce_copy_dir dir)
 {
@@ -354,32 +473,13 @@ static void sroce_copy_dir(void *mem, void *buf, u32 len,
 		memcpy(buf, mem, len);
 }
 
-/**
- * sroce_mr_copy() - copy between a checked MR range and a kernel buffer
- * @mr: region; the range must have passed sroce_mr_check()
- * @iova: first byte in the MR
- * @buf: kernel buffer
- * @len: bytes
- * @dir: direction
- *
- * User MRs are copied page by page through kmap_local_page(); the page of
- * @iova is found in O(1) from the page array.
- * Context: any, including softirq.
- */
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
+/* Copy a user MR range page by page; the page of @iova found in O(1). */
+static void sroce_mr_copy_pages(struct sroce_mr *mr, u64 iova, void *buf,
+				u32 len, enum sroce_copy_dir dir)
 {
 	unsigned long idx;
 	u64 pos;
 	u32 off;
-
-	if (!len)
-		return;
-
-	if (mr->type == SROCE_MR_DMA) {
-		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
-		return;
-	}
 
 	pos = iova - mr->iova + mr->offset;
 	idx = pos >> PAGE_SHIFT;
@@ -403,6 +503,38 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		idx++;
 		off = 0;
 	}
+}
+
+/**
+ * sroce_mr_copy() - copy between a checked MR range and a kernel buffer
+ * @mr: region (a reference held); the range must have passed
+ *	sroce_mr_check()
+ * @iova: first byte in the MR
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: direction
+ *
+ * Checks that @mr is still valid and copies inside one RCU read-side
+ * section, so once sroce_mr_destroy() returns no copy touches the memory.
+ * User MRs are copied page by page through kmap_local_page().
+ * Context: any, including softirq.
+ * Return: 0, or -EINVAL when @mr was invalidated or deregistered since it
+ * was checked (nothing copied).
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
+{
+	int err = 0;
+
+	rcu_read_lock();
+	if (!READ_ONCE(mr->valid))
+		err = -EINVAL;
+	else if (mr->type == SROCE_MR_DMA)
+		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
+	else if (len)
+		sroce_mr_copy_pages(mr, iova, buf, len, dir);
+	rcu_read_unlock();
+	return err;
 }
 
 /**
@@ -518,7 +650,8 @@ int sroce_sge_copy(struct sroce_dev *dev, struct sroce_pd *pd,
 		err = sroce_sge_chunk(dev, pd, cur, len, access, &iova, &n);
 		if (err)
 			return err;
-		sroce_mr_copy(cur->mr, iova, buf, n, dir);
+		if (sroce_mr_copy(cur->mr, iova, buf, n, dir))
+			return -EACCES;
 		buf += n;
 		len -= n;
 		sroce_sge_cursor_advance(cur, n);

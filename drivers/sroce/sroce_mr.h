@@ -5,8 +5,8 @@
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
 
-#include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -37,9 +37,11 @@ enum sroce_mr_type {
  * @length: bytes
  * @offset: offset of @iova within the first page
  * @access: IB_ACCESS_* flags
- * @ref: references; lookups take one
- * @done: completed when @ref drops to zero
- * @valid: false once invalidated or being deregistered
+ * @ref: references: the base one (dropped by deregistration), one per
+ *	lookup; an engine may keep one across packets
+ * @free_node: entry in the device's list of deregistered MRs whose last
+ *	reference went away outside process context (sroce_mr_put())
+ * @valid: false once invalidated or deregistered; every access checks it
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -54,7 +56,7 @@ struct sroce_mr {
 	u32 offset;
 	int access;
 	struct kref ref;
-	struct completion done;
+	struct llist_node free_node;
 	bool valid;
 };
 
@@ -63,20 +65,24 @@ static inline struct sroce_mr *to_sroce_mr(struct ib_mr *mr)
 	return container_of(mr, struct sroce_mr, ibmr);
 }
 
+void sroce_mr_dev_init(struct sroce_dev *dev);
+void sroce_mr_dev_drain(struct sroce_dev *dev);
 void sroce_mr_put(struct sroce_mr *mr);
 
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote);
 
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
+bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
+				  const struct sroce_pd *pd);
 
 enum sroce_copy_dir {
 	SROCE_TO_MR,		/* write into the MR */
 	SROCE_FROM_MR,		/* read from the MR */
 };
 
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
 
 /**
  * struct sroce_sge_cursor - position in a scatter/gather list

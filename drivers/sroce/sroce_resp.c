@@ -598,13 +598,14 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
 }
 
 /*
- * SEND with Invalidate: invalidate the MR named by the IETH R_Key, which
- * must belong to the QP's PD (IBTA 9.4.1.1, 10.6.6).
+ * SEND with Invalidate: invalidate the MR named by the IETH R_Key if a
+ * peer may (sroce_mr_peer_may_invalidate(), IBTA 9.4.1.1, 10.6.7); else
+ * NAK invalid request and leave the MR alone.
  */
 static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 {
 	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
-	bool ok = mr && mr->pd == qp->pd;
+	bool ok = mr && sroce_mr_peer_may_invalidate(mr, qp->pd);
 
 	if (ok)
 		WRITE_ONCE(mr->valid, false);
@@ -709,11 +710,13 @@ static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+/* Return: 0, or -EACCES when the MR was deregistered or invalidated. */
 static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 {
 	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 
-	sroce_mr_copy(msg->mr, msg->va, buf, len, SROCE_TO_MR);
+	if (sroce_mr_copy(msg->mr, msg->va, buf, len, SROCE_TO_MR))
+		return -EACCES;
 	msg->va += len;
 	msg->resid -= len;
 	return 0;
@@ -721,25 +724,27 @@ static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 
 /*
  * Copy one WRITE packet's payload into the MR kept since FIRST.  The MR
- * range was checked and the copy into it cannot fail, so the walk fails
- * only on a packet shorter than its headers say: a length error like a
- * payload that does not match the RETH (IBTA 9.7.5.1.4).
+ * range was checked; the copy fails when the MR was deregistered or
+ * invalidated since (remote access error, IBTA 9.7.5.1.2), the walk on a
+ * packet shorter than its headers say (a length error like a payload
+ * that does not match the RETH, IBTA 9.7.5.1.4).
  */
 static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 						 struct sk_buff *skb,
 						 const struct sroce_pkt_info *pkt,
 						 u32 len)
 {
-	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
+	int err;
 
 	if (!len)
 		return SROCE_RESP_OK;
-	if (!READ_ONCE(msg->mr->valid)) {
+	err = sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
+			      sroce_resp_chunk_mr);
+	if (err == -EACCES) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
 		return SROCE_RESP_NAK_ACC;
 	}
-	if (sroce_resp_walk(qp, skb, sroce_resp_payload_off(skb, pkt), len,
-			    sroce_resp_chunk_mr)) {
+	if (err) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		return SROCE_RESP_NAK_INV;
 	}
@@ -845,16 +850,19 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
-/* Execute an atomic under the global atomic lock (IBTA 9.4.5). */
+/*
+ * Execute an atomic under the global atomic lock (IBTA 9.4.5).  An MR
+ * deregistered since its check is neither read nor written (orig 0).
+ */
 static u64 sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
 				  u64 swap_add, u64 comp)
 {
 	unsigned long flags;
-	u64 orig, val;
+	u64 orig = 0, val;
 
 	spin_lock_irqsave(&sroce_resp_atomic_lock, flags);
-	sroce_mr_copy(mr, va, &orig, sizeof(orig), SROCE_FROM_MR);
-	if (!cswap || orig == comp) {
+	if (!sroce_mr_copy(mr, va, &orig, sizeof(orig), SROCE_FROM_MR) &&
+	    (!cswap || orig == comp)) {
 		val = cswap ? swap_add : orig + swap_add;
 		sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_TO_MR);
 	}

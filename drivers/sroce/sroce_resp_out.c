@@ -415,9 +415,11 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 	if (sroce_opcode[opcode].mask & SROCE_MASK_AETH)
 		sroce_resp_set_aeth(hdr, opcode, SROCE_AETH_ACK_UNLIMITED,
 				    o->msn);
-	if (payload)
-		sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
-			      payload, SROCE_FROM_MR);
+	if (payload && sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
+				     payload, SROCE_FROM_MR)) {
+		kfree_skb(skb);
+		return -EACCES;
+	}
 	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
 	if (err == -EAGAIN)
 		return -EAGAIN;

@@ -53,6 +53,15 @@
  *   buffer written. (rdma_rxe 6.1 as responder completes the receive with
  *   IBV_WC_LOC_QP_OP_ERR and NAKs Remote Operational Error, so its
  *   requester sees IBV_WC_REM_OP_ERR; we assert the IBTA statuses.)
+ *   SEND with Invalidate naming an MR registered by its owner (the receive
+ *   buffer's, local write only, or main, with remote access): a peer may
+ *   invalidate only fast-register MRs and type 2 memory windows (IBTA
+ *   10.6.7; rdma_rxe refuses other MR types too), so the responder NAKs
+ *   Invalid Request: sender IBV_WC_REM_INV_REQ_ERR, receive #1
+ *   IBV_WC_REM_INV_REQ_ERR (the status rdma_rxe gives it), responder QP ->
+ *   ERR. Then both ends connect a second QP pair and the named MR must
+ *   still work: a SEND into a receive on the receive buffer's MR, or an
+ *   RDMA WRITE into main, completes and the bytes arrive.
  *
  * Output: `PASS case` or `FAIL case: why` per case; exit 0 if all passed.
  */
@@ -76,6 +85,7 @@ enum op { OP_WRITE, OP_READ, OP_SEND };
 enum srv_mode { SM_NORMAL, SM_PD2, SM_DEREG, SM_REREG, SM_SMALL_IOVA };
 enum va_mode { VA_START, VA_END, VA_BEFORE, VA_NEAR_END, VA_WRAP };
 enum lk_mode { LK_OK, LK_BAD, LK_PD2, LK_PAST_END, LK_NO_LOCAL_WRITE, LK_SECOND_BAD };
+enum inv_mode { INV_NONE, INV_RMR, INV_MAIN };	/* MR a SEND with Invalidate names */
 
 struct pcase {
 	const char *name;
@@ -91,6 +101,7 @@ struct pcase {
 	int rq[2];		/* server receive #1, #2: status or NONE */
 	int srv_err;		/* server QP must end in ERR (else RTS) */
 	int no_follow;		/* no follow-up SEND (see the case) */
+	enum inv_mode inv;	/* OP_SEND with Invalidate of this MR, then reuse it */
 };
 
 #define S_OK IBV_WC_SUCCESS
@@ -153,11 +164,19 @@ static const struct pcase cases[] = {
 	  .rq = { IBV_WC_LOC_LEN_ERR, FLUSH }, .srv_err = 1 },
 	{ "recv_too_small_multi_packet", OP_SEND, 3000, .recv_len = 2000,
 	  .cli = IBV_WC_REM_INV_REQ_ERR, .rq = { IBV_WC_LOC_LEN_ERR, FLUSH }, .srv_err = 1 },
+	/* a peer must not invalidate an MR registered by its owner */
+	{ "send_inv_local_only_mr", OP_SEND, 64, .inv = INV_RMR, .cli = IBV_WC_REM_INV_REQ_ERR,
+	  .rq = { IBV_WC_REM_INV_REQ_ERR, FLUSH }, .srv_err = 1 },
+	{ "send_inv_remote_access_mr", OP_SEND, 64, .inv = INV_MAIN, .cli = IBV_WC_REM_INV_REQ_ERR,
+	  .rq = { IBV_WC_REM_INV_REQ_ERR, FLUSH }, .srv_err = 1 },
 };
 
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
-enum { CMD_CASE = 1, CMD_CHECK, CMD_BYE };
+enum { CMD_CASE = 1, CMD_CHECK, CMD_BYE, CMD_REUSE, CMD_REUSE_CHECK };
+
+#define REUSE_LEN	64u		/* bytes the reuse check moves */
+#define REUSE_WR	3u		/* wr_id of its receive */
 
 static const uint8_t follow_data[FOLLOW_LEN] = "followup";
 
@@ -253,7 +272,7 @@ struct server {
 	uint8_t *t, *tbg, *texp, *r, *rbg, *rexp;
 	/* per case */
 	struct ibv_cq *cq;
-	struct ibv_qp *qp;
+	struct ibv_qp *qp, *qp2;
 	struct ibv_mr *below, *main, *above, *rmr;
 	int setup_failed;	/* READY said why: nothing to check */
 };
@@ -263,6 +282,8 @@ static void server_teardown(struct server *sv)
 	struct ibv_mr **mrs[] = { &sv->below, &sv->main, &sv->above, &sv->rmr };
 	size_t i;
 
+	if (sv->qp2 && ibv_destroy_qp(sv->qp2))
+		die("server: ibv_destroy_qp: %s", strerror(errno));
 	if (sv->qp && ibv_destroy_qp(sv->qp))
 		die("server: ibv_destroy_qp: %s", strerror(errno));
 	if (sv->cq && ibv_destroy_cq(sv->cq))
@@ -270,7 +291,7 @@ static void server_teardown(struct server *sv)
 	for (i = 0; i < sizeof(mrs) / sizeof(mrs[0]); i++)
 		if (*mrs[i] && ibv_dereg_mr(*mrs[i]))
 			die("server: ibv_dereg_mr: %s", strerror(errno));
-	sv->qp = NULL;
+	sv->qp = sv->qp2 = NULL;
 	sv->cq = NULL;
 	sv->below = sv->main = sv->above = sv->rmr = NULL;
 }
@@ -347,7 +368,7 @@ static void server_case(struct server *sv, int i, const struct ctl *peer, struct
 	if (qp_connect(&sv->d, sv->qp, psn, peer))
 		die("server: QP to RTR/RTS: %s", strerror(errno));
 	ctl_put_qp(a, &sv->d, sv->qp, psn);
-	a->rkey = rkey;
+	a->rkey = pc->inv == INV_RMR ? sv->rmr->rkey : rkey;
 	a->addr = pc->sm == SM_SMALL_IOVA ? MAIN_OFF % 4096 : (uintptr_t)sv->t + MAIN_OFF;
 	a->len = L_MAIN;
 	sv->setup_failed = (int)a->status;
@@ -383,7 +404,8 @@ static void server_check(struct server *sv, int i, char *why, size_t wn)
 			memcpy(sv->rexp + off[k], follow_data, FOLLOW_LEN);
 		else if (pc->rq[k] == S_OK)
 			pattern_fill(sv->rexp + off[k], pc->len, case_seed(i));
-		else if (pc->rq[k] == IBV_WC_LOC_LEN_ERR)	/* contents undefined */
+		else if (pc->rq[k] == IBV_WC_LOC_LEN_ERR ||	/* contents undefined */
+			 pc->rq[k] == IBV_WC_REM_INV_REQ_ERR)
 			memcpy(sv->rexp + off[k], sv->r + off[k], rlen[k]);
 	}
 	expect_no_wc(sv->cq, 300, "server", why, wn);
@@ -396,6 +418,43 @@ static void server_check(struct server *sv, int i, char *why, size_t wn)
 		memcpy(sv->rexp, sv->r, recv1_len(pc));
 	mem_check(sv->t, sv->texp, T_SIZE, "server target area", why, wn);
 	mem_check(sv->r, sv->rexp, RBUF_SIZE, "server receive buffers", why, wn);
+}
+
+/*
+ * REUSE: a second QP towards the client's in @peer; for INV_RMR a receive
+ * (wr_id REUSE_WR) at the start of the receive buffer's MR.
+ */
+static void server_reuse(struct server *sv, int i, const struct ctl *peer, struct ctl *a)
+{
+	uint32_t psn;
+
+	memcpy(sv->r, sv->rbg, RBUF_SIZE);
+	memcpy(sv->t, sv->tbg, T_SIZE);
+	sv->qp2 = qp_create(&sv->d, sv->d.pd, sv->cq, 1, &psn);
+	if (cases[i].inv == INV_RMR)
+		post_recv(sv->qp2, REUSE_WR, sv->r, RECV2_LEN, sv->rmr->lkey);
+	if (qp_connect(&sv->d, sv->qp2, psn, peer))
+		die("server: second QP to RTR/RTS: %s", strerror(errno));
+	ctl_put_qp(a, &sv->d, sv->qp2, psn);
+	a->rkey = sv->main ? sv->main->rkey : 0;
+	a->addr = (uintptr_t)sv->t + MAIN_OFF;
+}
+
+/* REUSE_CHECK: the bytes of the SEND or WRITE arrived, nothing else moved. */
+static void server_reuse_check(struct server *sv, int i, char *why, size_t wn)
+{
+	uint8_t *buf = cases[i].inv == INV_RMR ? sv->r : sv->t;
+	uint8_t *exp = cases[i].inv == INV_RMR ? sv->rexp : sv->texp;
+	size_t n = cases[i].inv == INV_RMR ? RBUF_SIZE : T_SIZE;
+	uint32_t off = cases[i].inv == INV_RMR ? 0 : MAIN_OFF;
+
+	memcpy(exp, cases[i].inv == INV_RMR ? sv->rbg : sv->tbg, n);
+	pattern_fill(exp + off, REUSE_LEN, case_seed(i) ^ 0x5e);
+	if (cases[i].inv == INV_RMR)
+		expect_wc(sv->cq, REUSE_WR, S_OK, REUSE_LEN, "server reuse receive", why, wn);
+	expect_no_wc(sv->cq, 100, "server reuse", why, wn);
+	expect_qp(sv->qp2, 0, "server second", why, wn);
+	mem_check(buf, exp, n, "server reused MR", why, wn);
 }
 
 static int run_server(const struct opts *o)
@@ -428,11 +487,17 @@ static int run_server(const struct opts *o)
 			die("bad case number %d", i);
 		if (m.cmd == CMD_CASE) {
 			server_case(&sv, i, &m, &a);
-		} else if (m.cmd == CMD_CHECK) {
-			server_check(&sv, i, a.text, sizeof(a.text));
+		} else if (m.cmd == CMD_CHECK || m.cmd == CMD_REUSE_CHECK) {
+			if (m.cmd == CMD_CHECK)
+				server_check(&sv, i, a.text, sizeof(a.text));
+			else
+				server_reuse_check(&sv, i, a.text, sizeof(a.text));
 			a.status = !!a.text[0];
 			printf("server: %s: %s\n", cases[i].name, a.status ? a.text : "ok");
-			server_teardown(&sv);
+			if (!m.arg[1])	/* the client asks for a reuse check next */
+				server_teardown(&sv);
+		} else if (m.cmd == CMD_REUSE) {
+			server_reuse(&sv, i, &m, &a);
 		} else {
 			die("unknown command %u", m.cmd);
 		}
@@ -489,16 +554,97 @@ static int client_post(struct client *cl, const struct pcase *pc, struct ibv_qp 
 	if (pc->no_follow)
 		wr.next = NULL;
 	wr.opcode = wr_op[pc->op];
+	if (pc->inv != INV_NONE) {
+		wr.opcode = IBV_WR_SEND_WITH_INV;
+		wr.invalidate_rkey = peer->rkey;
+		return ibv_post_send(qp, &wr, &bad);
+	}
 	wr.wr.rdma.remote_addr = va;
 	wr.wr.rdma.rkey = peer->rkey ^ pc->rkey_xor;
 	return ibv_post_send(qp, &wr, &bad);
+}
+
+/*
+ * After a SEND with Invalidate was refused: a second QP pair, then a SEND
+ * into the receive buffer's MR (INV_RMR) or an RDMA WRITE into main must
+ * complete, and the server must find the bytes (REUSE_CHECK).
+ */
+static void client_reuse(struct client *cl, int i, struct ibv_cq *cq, struct ibv_mr *mr,
+			 char *why, size_t wn)
+{
+	const struct pcase *pc = &cases[i];
+	struct ibv_sge sge = { (uintptr_t)cl->c, REUSE_LEN, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ctl m, peer;
+	struct ibv_qp *qp;
+	uint32_t psn;
+	int err;
+
+	pattern_fill(cl->c, REUSE_LEN, case_seed(i) ^ 0x5e);
+	qp = qp_create(&cl->d, cl->d.pd, cq, 1, &psn);
+	memset(&m, 0, sizeof(m));
+	m.cmd = CMD_REUSE;
+	m.arg[0] = (uint64_t)i;
+	ctl_put_qp(&m, &cl->d, qp, psn);
+	ctl_call(cl->fd, &m, &peer);
+	if (qp_connect(&cl->d, qp, psn, &peer))
+		die("client: second QP to RTR/RTS: %s", strerror(errno));
+	wr.opcode = pc->inv == INV_RMR ? IBV_WR_SEND : IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = peer.addr;
+	wr.wr.rdma.rkey = peer.rkey;
+	err = ibv_post_send(qp, &wr, &bad);
+	if (err)
+		addwhy(why, wn, "client reuse: ibv_post_send: %s", strerror(err));
+	else
+		expect_wc(cq, 3, S_OK, -1, "client reuse", why, wn);
+	memset(&m, 0, sizeof(m));
+	m.cmd = CMD_REUSE_CHECK;
+	m.arg[0] = (uint64_t)i;
+	ctl_call(cl->fd, &m, &peer);
+	if (peer.status)
+		addwhy(why, wn, "%s", peer.text);
+	if (ibv_destroy_qp(qp))
+		die("client: ibv_destroy_qp: %s", strerror(errno));
+}
+
+/* The CQEs of the tested WR and of the follow-up SEND. */
+static void client_cqes(const struct pcase *pc, struct ibv_cq *cq, char *why, size_t wn)
+{
+	static const int wc_op[] = { IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND };
+	struct ibv_wc wc;
+	int n = cq_wait(cq, &wc, WAIT_MS);
+
+	if (n <= 0)
+		addwhy(why, wn, "client: no CQE within %d s (expected %s)",
+		       WAIT_MS / 1000, ibv_wc_status_str(pc->cli));
+	else if (wc.wr_id != 1 || (int)wc.status != pc->cli ||
+		 (pc->cli == S_OK && (int)wc.opcode != wc_op[pc->op]))
+		addwhy(why, wn, "client: CQE %s, expected wr_id 1 %s",
+		       wc_str(&wc), ibv_wc_status_str(pc->cli));
+	if (n > 0 && !pc->no_follow)
+		expect_wc(cq, 2, pc->cli == S_OK ? S_OK : FLUSH, -1,
+			  "client follow-up SEND", why, wn);
+	expect_no_wc(cq, 0, "client", why, wn);
+}
+
+/* The MR the tested WR's SGE names, if not the client's main one. */
+static struct ibv_mr *client_lmr(struct client *cl, const struct pcase *pc)
+{
+	if (pc->lk == LK_PD2)
+		return reg_mr(cl->pd2, cl->c, C_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	if (pc->lk == LK_PAST_END)
+		return reg_mr(cl->d.pd, cl->c, 4096, IBV_ACCESS_LOCAL_WRITE);
+	if (pc->lk == LK_NO_LOCAL_WRITE)
+		return reg_mr(cl->d.pd, cl->c + C_DST, C_FOLLOW - C_DST, 0);
+	return NULL;
 }
 
 /* Runs case @i; returns 0 if it passed. */
 static int client_case(struct client *cl, int i)
 {
 	const struct pcase *pc = &cases[i];
-	struct ibv_mr *mr, *lmr = NULL;
+	struct ibv_mr *mr, *lmr;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ctl m, peer;
@@ -516,12 +662,7 @@ static int client_case(struct client *cl, int i)
 	memcpy(cl->c + C_FOLLOW, follow_data, FOLLOW_LEN);
 	memcpy(cl->cexp, cl->c, C_SIZE);
 	mr = reg_mr(cl->d.pd, cl->c, C_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	if (pc->lk == LK_PD2)
-		lmr = reg_mr(cl->pd2, cl->c, C_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	else if (pc->lk == LK_PAST_END)
-		lmr = reg_mr(cl->d.pd, cl->c, 4096, IBV_ACCESS_LOCAL_WRITE);
-	else if (pc->lk == LK_NO_LOCAL_WRITE)
-		lmr = reg_mr(cl->d.pd, cl->c + C_DST, C_FOLLOW - C_DST, 0);
+	lmr = client_lmr(cl, pc);
 
 	memset(&m, 0, sizeof(m));
 	m.cmd = CMD_CASE;
@@ -534,25 +675,10 @@ static int client_case(struct client *cl, int i)
 		if (qp_connect(&cl->d, qp, psn, &peer))
 			die("client: QP to RTR/RTS: %s", strerror(errno));
 		err = client_post(cl, pc, qp, mr, lmr ? lmr : mr, &peer);
-		if (err) {
+		if (err)
 			addwhy(why, sizeof(why), "client: ibv_post_send: %s", strerror(err));
-		} else {
-			struct ibv_wc wc;
-			int n = cq_wait(cq, &wc, WAIT_MS);
-
-			if (n <= 0)
-				addwhy(why, sizeof(why), "client: no CQE within %d s (expected %s)",
-				       WAIT_MS / 1000, ibv_wc_status_str(pc->cli));
-			else if (wc.wr_id != 1 || (int)wc.status != pc->cli ||
-				 (pc->cli == S_OK && (int)wc.opcode != (int[]){
-				  IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND }[pc->op]))
-				addwhy(why, sizeof(why), "client: CQE %s, expected wr_id 1 %s",
-				       wc_str(&wc), ibv_wc_status_str(pc->cli));
-			if (n > 0 && !pc->no_follow)
-				expect_wc(cq, 2, pc->cli == S_OK ? S_OK : FLUSH, -1,
-					  "client follow-up SEND", why, sizeof(why));
-			expect_no_wc(cq, 0, "client", why, sizeof(why));
-		}
+		else
+			client_cqes(pc, cq, why, sizeof(why));
 		expect_qp(qp, pc->cli != S_OK, "client", why, sizeof(why));
 		if (pc->op == OP_READ && pc->cli == S_OK)
 			pattern_fill(cl->cexp + C_DST, pc->len, case_seed(i));
@@ -562,9 +688,12 @@ static int client_case(struct client *cl, int i)
 	memset(&m, 0, sizeof(m));
 	m.cmd = CMD_CHECK;
 	m.arg[0] = (uint64_t)i;
+	m.arg[1] = pc->inv != INV_NONE && !peer.status;	/* reuse check follows */
 	ctl_call(cl->fd, &m, &peer);
 	if (peer.status)
 		addwhy(why, sizeof(why), "%s", peer.text);
+	if (m.arg[1])
+		client_reuse(cl, i, cq, mr, why, sizeof(why));
 
 	if (ibv_destroy_qp(qp) || ibv_destroy_cq(cq) || ibv_dereg_mr(mr) ||
 	    (lmr && ibv_dereg_mr(lmr)))
