@@ -39,7 +39,9 @@
  * @state_lock: protects @attr and @state; taken by modify/query and by the
  *	data path when it moves the QP to SQE/ERR
  * @state: current IBTA state (IB_QPS_*), the only copy of it: written
- *	under @state_lock (WRITE_ONCE()), read under it or with READ_ONCE().
+ *	under @state_lock by sroce_qp_set_state() (WRITE_ONCE(); it also
+ *	publishes SROCE_QP_F_FLUSH to the provider), read under it or with
+ *	READ_ONCE().
  *	What a state allows is sroce_qp_state_can(), nowhere else; the data
  *	path engines take a snapshot of those capabilities per run
  *	(&struct sroce_send, &struct sroce_resp_attr)
