@@ -74,8 +74,8 @@ const char *sroce_qp_state_name(enum ib_qp_state state)
  *	with IB_WC_WR_FLUSH_ERR; requests are dropped.  Responses still reach
  *	the send side, which, not running, ignores them.
  *
- * CNPs are not in the table: congestion control takes them in any state
- * (for RC and UC QPs, from the QP's peer only: sroce_recv.c).
+ * CNPs: RC and UC QPs take them while they have a path (SROCE_QPS_PATH),
+ * from the path's peer only; datagram QPs never (sroce_recv.c).
  */
 const u16 sroce_qp_state_caps[IB_QPS_ERR + 1] = {
 	[IB_QPS_RESET]	= 0,

@@ -157,7 +157,7 @@ const char *sroce_qp_state_name(enum ib_qp_state state);
  * @SROCE_QPS_RQ_FLUSH: receive WQEs complete with IB_WC_WR_FLUSH_ERR; a
  *	doorbell flushes both queues even when nothing new was posted
  * @SROCE_QPS_PATH: the RC/UC path and remote QPN (set at INIT to RTR)
- *	are in use: CNPs may be sent along it
+ *	are in use: CNPs may be sent along it, and are taken from its peer
  */
 enum sroce_qps_cap {
 	SROCE_QPS_POST_SEND	= BIT(0),

@@ -175,12 +175,16 @@ sroce_recv_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
 /* Checks against the destination QP                                   */
 /* ------------------------------------------------------------------ */
 
-/* Does the opcode's transport match the QP type?  UD covers GSI. */
+/*
+ * Does the opcode's transport match the QP type?  UD covers GSI.  CNPs
+ * are for connected QPs only (RC, UC): a datagram QP takes packets from
+ * anyone, so anyone could throttle it with CNPs.
+ */
 static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 			      const struct sroce_qp *qp)
 {
 	if (info->mask & SROCE_MASK_CNP)
-		return true;
+		return qp->type == IB_QPT_RC || qp->type == IB_QPT_UC;
 	if (info->qpt == IB_QPT_UD)
 		return sroce_qp_is_ud(qp);
 	return qp->type == info->qpt;
@@ -188,10 +192,13 @@ static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 
 /*
  * Is the QP in a state that takes this packet (IBTA 10.3.1)?  Requests need
- * SROCE_QPS_RX_REQ, responses SROCE_QPS_RX_RESP (sroce_qp_state_caps[]
- * says which states have them).  Read without the state
- * lock: a filter only, the data path checks again under its own rules.
- * Done here so that a dropped packet is not also counted as received.
+ * SROCE_QPS_RX_REQ, responses SROCE_QPS_RX_RESP, CNPs SROCE_QPS_PATH: a
+ * QP takes them from its peer while it has one (RTR on, not in ERR; the
+ * path of a QP that went through RESET is stale), whatever it is sending
+ * (sroce_qp_state_caps[] says which states have what).  Read without the
+ * state lock: a filter only, the data path checks again under its own
+ * rules.  Done here so that a dropped packet is not also counted as
+ * received.
  */
 static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 				const struct sroce_qp *qp)
@@ -199,9 +206,8 @@ static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 	unsigned int cap = info->mask & SROCE_MASK_REQ ? SROCE_QPS_RX_REQ :
 							 SROCE_QPS_RX_RESP;
 
-	/* CNPs are for congestion control, whatever the QP's state */
 	if (info->mask & SROCE_MASK_CNP)
-		return true;
+		cap = SROCE_QPS_PATH;
 	return sroce_qp_state_can(READ_ONCE(qp->state), cap);
 }
 
