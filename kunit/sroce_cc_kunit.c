@@ -1178,6 +1178,7 @@ static struct sroce_qp *cc_qp(struct kunit *test, enum ib_qp_state state)
 	qp->ibqp.device = &dev->ib_dev;
 	qp->type = IB_QPT_RC;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 	spin_lock_init(&qp->cc.lock);
 	sroce_cc_rp_init(&qp->cc.rp);
 	kref_init(&qp->ref);

@@ -332,6 +332,7 @@ static int sroce_rx_init(struct kunit *test)
 		qp->attr.qkey = SROCE_RX_QKEY;
 		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
 		spin_lock_init(&qp->state_lock);
+		seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 		kref_init(&qp->ref);
 		init_completion(&qp->done);
 		if (xa_err(xa_store(&ctx->dev->qp_xa, sroce_rx_qps[i].qpn, qp,

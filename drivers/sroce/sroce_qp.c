@@ -286,6 +286,7 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 	sroce_cc_qp_init(qp);
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
@@ -452,7 +453,10 @@ static void sroce_qp_store_attr(struct sroce_qp *qp,
 		a->ah_attr = attr->ah_attr;
 		/* Not ours to keep: the core holds the reference. */
 		a->ah_attr.grh.sgid_attr = NULL;
+		/* the receive path reads it without the lock */
+		write_seqcount_begin(&qp->av_seq);
 		qp->av = *av;
+		write_seqcount_end(&qp->av_seq);
 		dst_cache_reset(&qp->dst_cache);
 	}
 	if (mask & IB_QP_PATH_MTU) {

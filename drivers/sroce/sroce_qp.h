@@ -7,6 +7,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/seqlock.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -48,7 +49,10 @@
  * @attr: attributes as last modified (pkey_index, qkey, psns, timeout,
  *	retry counts, path MTU, rd_atomic limits, ah_attr ...); its qp_state
  *	is not kept (query_qp fills it in from @state)
- * @av: primary path, built from @attr.ah_attr at RTR
+ * @av: primary path, built from @attr.ah_attr at RTR; written under
+ *	@state_lock inside @av_seq
+ * @av_seq: lets the receive path read @av's addresses without
+ *	@state_lock (sroce_recv.c), so spoofed packets never contend it
  * @mtu: path MTU in bytes
  * @sq_sig_all: every send WQE generates a CQE
  * @ref: references: the xarray entry's base reference, work, timers, skbs
@@ -80,6 +84,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_av av;
+	seqcount_spinlock_t av_seq;	/* @av; writers hold state_lock */
 	u32 mtu;
 	struct kref ref;
 	struct completion done;
