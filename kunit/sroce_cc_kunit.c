@@ -5,7 +5,9 @@
  * interval of the notification point, and the DCQCN reaction point (Zhu
  * et al., SIGCOMM 2015): rate cut, alpha update and decay, fast recovery,
  * additive and hyper increase, floor and ceiling, lazy timers and the
- * token bucket pacer.  Then one QP hook through modify_qp: a QP moved to
+ * token bucket pacer; the device-wide CNP budget of the notification
+ * point, alone and under a flood of CE-marked packets through
+ * sroce_cc_rcv().  Then one QP hook through modify_qp: a QP moved to
  * RESET starts over at line rate.
  *
  * Rates are in kb/s unless a name says Mb/s; times in ns.  The default
@@ -13,11 +15,16 @@
  * ceiling is 40,000,000 kb/s.
  */
 #include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
 #include <net/inet_ecn.h>
+#include <rdma/ib_pack.h>
 
 #include "sroce.h"
 #include "sroce_av.h"
 #include "sroce_cc.h"
+#include "sroce_qp.h"
 #include "sroce_verbs.h"
 
 #define LINE_KBPS	40000000U
@@ -359,6 +366,176 @@ static void sroce_cc_np_interval_test(struct kunit *test)
 								&p),
 				    c->send[i], "CE packet %u", i);
 }
+
+/* ------------------------------------------------------------------ */
+/* Notification point: the device-wide CNP budget                      */
+/* ------------------------------------------------------------------ */
+
+#define WIN	SROCE_CC_NP_BUDGET_WINDOW_NS
+#define BUDGET	SROCE_CC_NP_BUDGET_CNPS
+
+/* @first CNPs asked for at T0, then @then more at T0 + @later_ns */
+struct sroce_cc_budget_case {
+	const char *name;
+	u32 first;
+	u64 later_ns;
+	u32 then;
+	u32 want_first;		/* granted of @first */
+	u32 want_then;		/* granted of @then */
+};
+
+static const struct sroce_cc_budget_case sroce_cc_budget_cases[] = {
+	{ .name = "within_budget", .first = BUDGET, .later_ns = 0,
+	  .then = 0, .want_first = BUDGET, .want_then = 0 },
+	{ .name = "flood_capped", .first = 10 * BUDGET, .later_ns = WIN / 2,
+	  .then = BUDGET, .want_first = BUDGET, .want_then = 0 },
+	{ .name = "just_before_next_window", .first = BUDGET + 1,
+	  .later_ns = WIN - 1, .then = 1, .want_first = BUDGET,
+	  .want_then = 0 },
+	{ .name = "next_window_refills", .first = BUDGET + 1,
+	  .later_ns = WIN, .then = BUDGET + 1, .want_first = BUDGET,
+	  .want_then = BUDGET },
+	{ .name = "long_idle_refills", .first = 3 * BUDGET,
+	  .later_ns = 1000 * WIN, .then = 2 * BUDGET, .want_first = BUDGET,
+	  .want_then = BUDGET },
+	{ .name = "few_cnps_never_limited", .first = 3, .later_ns = 5 * US,
+	  .then = 3, .want_first = 3, .want_then = 3 },
+};
+
+#undef WIN
+
+static void sroce_cc_budget_case_desc(const struct sroce_cc_budget_case *c,
+				      char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sroce_cc_budget, sroce_cc_budget_cases,
+		  sroce_cc_budget_case_desc);
+
+static u32 cc_budget_take_n(struct sroce_cc_np_budget *b, u64 now, u32 n)
+{
+	u32 granted = 0;
+
+	while (n--)
+		granted += sroce_cc_np_budget_take(b, now);
+	return granted;
+}
+
+static void sroce_cc_np_budget_test(struct kunit *test)
+{
+	const struct sroce_cc_budget_case *c = test->param_value;
+	struct sroce_cc_np_budget b = {};
+
+	KUNIT_EXPECT_EQ(test, cc_budget_take_n(&b, T0, c->first),
+			c->want_first);
+	KUNIT_EXPECT_EQ(test, cc_budget_take_n(&b, T0 + c->later_ns, c->then),
+			c->want_then);
+}
+
+static int cc_xmit_count;
+
+/* sroce_dev.kunit_xmit: count the CNP, drop it */
+static int cc_count_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
+			 const struct sroce_av *av, struct sk_buff *skb)
+{
+	if (skb->len >= 1 && skb->data[0] == SROCE_CNP_OPCODE)
+		cc_xmit_count++;
+	kfree_skb(skb);
+	return 0;
+}
+
+/* A CE-marked IPv4 UD SEND to @qp from 198.18.0.1, as sroce_cc_rcv() sees it */
+static struct sk_buff *cc_ce_ud_packet(struct kunit *test,
+				       struct sroce_qp *qp)
+{
+	const struct sroce_opcode_info *info =
+		&sroce_opcode[IB_OPCODE_UD_SEND_ONLY];
+	struct sroce_pkt_info *pkt;
+	struct sroce_deth *deth;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+
+	skb = alloc_skb(256, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reset_network_header(skb);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->tos = INET_ECN_CE;
+	iph->saddr = htonl(0xc6120001);
+	iph->daddr = htonl(0xc6120002);
+	__skb_pull(skb, sizeof(*iph));
+	skb_put_zero(skb, info->length + SROCE_ICRC_SIZE);
+	sroce_bth_init((struct sroce_bth *)skb->data, IB_OPCODE_UD_SEND_ONLY,
+		       false, 0, SROCE_DEFAULT_PKEY, sroce_qpn(qp), false, 0);
+	deth = (void *)(skb->data + info->offset[SROCE_HDR_DETH]);
+	deth->sqp = cpu_to_be32(0x000777);
+
+	pkt = SROCE_PKT(skb);
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->hdr = skb->data;
+	pkt->paylen = skb->len;
+	pkt->opcode = IB_OPCODE_UD_SEND_ONLY;
+	pkt->mask = info->mask;
+	pkt->ecn = INET_ECN_CE;
+	pkt->network_type = RDMA_NETWORK_IPV4;
+	pkt->qp = qp;
+	return skb;
+}
+
+/*
+ * A flood of CE-marked packets to a UD QP, each of which would get a CNP
+ * by the QP's interval (0: every one): the device sends BUDGET CNPs in a
+ * window, counts the rest as cnp_suppressed.  The window is pinned in the
+ * future so that the test does not depend on how fast it runs.
+ */
+static void sroce_cc_np_flood_test(struct kunit *test)
+{
+	struct sroce_cc_params *p;
+	struct sroce_dev *dev;
+	struct sroce_qp *qp;
+	struct sk_buff *skb;
+	unsigned int i;
+
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	dev->ndev = alloc_netdev(0, "srocecc%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, dev->ndev);
+	cc_params(p);
+	p->cnp_interval_us = 0;
+	dev->cc = p;
+	dev->kunit_xmit = cc_count_xmit;
+	atomic64_set(&dev->cnp_budget.window_ns,
+		     ktime_get_ns() + 100 * NSEC_PER_SEC);
+	qp->dev = dev;
+	qp->type = IB_QPT_UD;
+	qp->ibqp.qp_num = 0x000222;
+	spin_lock_init(&qp->cc.lock);
+	kref_init(&qp->ref);
+	skb = cc_ce_ud_packet(test, qp);
+
+	cc_xmit_count = 0;
+	for (i = 0; i < BUDGET + 50; i++)
+		KUNIT_EXPECT_FALSE(test, sroce_cc_rcv(dev, skb));
+	KUNIT_EXPECT_EQ(test, cc_xmit_count, BUDGET);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&dev->counters[SROCE_CNT_CNP_SENT]),
+			BUDGET);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&dev->counters[SROCE_CNT_CNP_SUPPRESSED]),
+			50);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&dev->counters[SROCE_CNT_ECN_MARKED_PKTS]),
+			BUDGET + 50);
+	kfree_skb(skb);
+	free_netdev(dev->ndev);
+}
+
+#undef BUDGET
 
 struct sroce_cc_cnp_case {
 	u32 dest_qpn;
@@ -1001,6 +1178,7 @@ static struct sroce_qp *cc_qp(struct kunit *test, enum ib_qp_state state)
 	qp->ibqp.device = &dev->ib_dev;
 	qp->type = IB_QPT_RC;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 	spin_lock_init(&qp->cc.lock);
 	sroce_cc_rp_init(&qp->cc.rp);
 	kref_init(&qp->ref);
@@ -1068,6 +1246,8 @@ static struct kunit_case sroce_cc_test_cases[] = {
 	KUNIT_CASE(sroce_cc_tos_no_params_test),
 	KUNIT_CASE_PARAM(sroce_cc_priority_test, sroce_cc_prio_gen_params),
 	KUNIT_CASE_PARAM(sroce_cc_np_interval_test, sroce_cc_np_gen_params),
+	KUNIT_CASE_PARAM(sroce_cc_np_budget_test, sroce_cc_budget_gen_params),
+	KUNIT_CASE(sroce_cc_np_flood_test),
 	KUNIT_CASE_PARAM(sroce_cc_cnp_format_test, sroce_cc_cnp_gen_params),
 	KUNIT_CASE(sroce_cc_rp_first_cnp_test),
 	KUNIT_CASE_PARAM(sroce_cc_rp_cut_test, sroce_cc_cut_gen_params),

@@ -82,9 +82,11 @@ struct sroce_rx_case {
 	u32 extra;		/* bytes appended after the headers */
 	u8 tos;			/* IPv4 TOS / IPv6 traffic class */
 	enum sroce_rx_spoil spoil;
+	u8 state;		/* QPS(IB_QPS_*) of the RC QP; 0: RTS */
 	int drop;		/* OK (-1) accepted, else SROCE_CNT_RX_DROP_* */
 };
 
+#define QPS(s)	((s) + 1)
 #define OK	(-1)
 #define FULL	SROCE_DEFAULT_PKEY
 
@@ -131,8 +133,16 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .payload = 64, .drop = OK },
 	{ .name = "cnp_to_rc", .opcode = SROCE_CNP_OPCODE,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x03, .drop = OK },
-	{ .name = "cnp_to_ud_v6", .ipv6 = true, .opcode = SROCE_CNP_OPCODE,
-	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .drop = OK },
+	{ .name = "cnp_to_rc_v6", .ipv6 = true, .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .drop = OK },
+	{ .name = "cnp_to_uc", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .drop = OK },
+	{ .name = "cnp_to_rc_in_rtr", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .state = QPS(IB_QPS_RTR),
+	  .drop = OK },
+	{ .name = "cnp_to_rc_in_sqd", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .state = QPS(IB_QPS_SQD),
+	  .drop = OK },
 	{ .name = "paged_payload", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 700,
 	  .spoil = SROCE_RX_NONLINEAR, .drop = OK },
@@ -230,18 +240,49 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	{ .name = "cnp_to_rc_saddr_other", .opcode = SROCE_CNP_OPCODE,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
 	  .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "cnp_to_rc_daddr_other_v6", .ipv6 = true,
+	  .opcode = SROCE_CNP_OPCODE, .qpn = SROCE_RX_QPN_RC, .pkey = FULL,
+	  .spoil = SROCE_RX_DADDR, .drop = SROCE_CNT_RX_DROP_ADDR },
+	{ .name = "cnp_to_uc_saddr_other", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UC, .pkey = FULL, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
 	{ .name = "ud_saddr_other", .opcode = IB_OPCODE_UD_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .payload = 32,
 	  .spoil = SROCE_RX_SADDR, .drop = OK },
 	{ .name = "gsi_saddr_other_v6", .ipv6 = true,
 	  .opcode = IB_OPCODE_UD_SEND_ONLY, .qpn = SROCE_RX_QPN_GSI,
 	  .pkey = FULL, .payload = 32, .spoil = SROCE_RX_SADDR, .drop = OK },
+	/*
+	 * CNPs: for connected QPs with a path only.  A datagram QP takes
+	 * packets from anyone, so anyone could throttle it; the path of a QP
+	 * back in RESET or INIT (after a RESET) is stale; in ERR it sends
+	 * nothing.
+	 */
+	{ .name = "cnp_to_ud", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .tos = 0x03,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "cnp_to_ud_v6", .ipv6 = true, .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
 	{ .name = "cnp_to_ud_saddr_other", .opcode = SROCE_CNP_OPCODE,
 	  .qpn = SROCE_RX_QPN_UD, .pkey = FULL, .spoil = SROCE_RX_SADDR,
-	  .drop = OK },
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "cnp_to_gsi", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_GSI, .pkey = FULL,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "cnp_to_rc_in_reset", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .state = QPS(IB_QPS_RESET),
+	  .drop = SROCE_CNT_RX_DROP_STATE },
+	{ .name = "cnp_to_rc_in_init", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .state = QPS(IB_QPS_INIT),
+	  .drop = SROCE_CNT_RX_DROP_STATE },
+	{ .name = "cnp_to_rc_in_err", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .state = QPS(IB_QPS_ERR),
+	  .drop = SROCE_CNT_RX_DROP_STATE },
 };
 
 #undef OK
+#undef QPS
 #undef FULL
 
 static void sroce_rx_case_desc(const struct sroce_rx_case *c, char *desc)
@@ -291,6 +332,7 @@ static int sroce_rx_init(struct kunit *test)
 		qp->attr.qkey = SROCE_RX_QKEY;
 		qp->ibqp.qp_num = sroce_rx_qps[i].qpn;
 		spin_lock_init(&qp->state_lock);
+		seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 		kref_init(&qp->ref);
 		init_completion(&qp->done);
 		if (xa_err(xa_store(&ctx->dev->qp_xa, sroce_rx_qps[i].qpn, qp,
@@ -460,6 +502,8 @@ static void sroce_rx_test(struct kunit *test)
 	int err;
 
 	sroce_rx_set_paths(ctx, c->ipv6);
+	if (c->state)
+		ctx->qp[0]->state = c->state - 1;	/* the RC QP */
 	skb = sroce_rx_build(test, c);
 	if (c->spoil == SROCE_RX_NONLINEAR)
 		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);

@@ -6,8 +6,8 @@
 # packets cross vethB -> vethA like real traffic (from B's address or, for
 # the addr/ classes, another one of its subnet); once over IPv4, once over
 # IPv6 (ipv6/ names). Per class it asserts the
-# exact change of rcvd_pkts, sent_pkts, cnp_rcvd and every rx_drop_*
-# counter, its QPs' states and completions (see inject.c). Here we also
+# exact change of rcvd_pkts, sent_pkts, cnp_rcvd, rate_reductions and every
+# rx_drop_* counter, its QPs' states and completions (see inject.c). Here we also
 # cross-check the totals with our own reading of the counters, then show
 # that nothing was disturbed: RC and UD pingpong between sroce1 and sroce0
 # pass and the kernel log has no splat.

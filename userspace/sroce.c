@@ -748,6 +748,23 @@ static bool sroce_ring_dead(struct sroce_ring *ring)
 }
 
 /*
+ * Is the QP in the error state, where WQEs just posted must be flushed?
+ * The cached ibqp->state knows only the transitions the caller asked for;
+ * the kernel also moves a QP to ERR by itself (retry exceeded, remote
+ * errors) and says so in the ring header (SROCE_QP_F_FLUSH).  Called after
+ * the producer index was published: the full barrier orders that store
+ * before the load of the flag, as the kernel orders its store of the flag
+ * before its flush reads the producer index, so one of the two sides sees
+ * the other's store (sroce-abi.h).
+ */
+static bool sroce_qp_flushing(struct ibv_qp *ibqp, struct sroce_ring *ring)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	return ibqp->state == IBV_QPS_ERR ||
+	       (sroce_load_acquire(&ring->hdr->qp_flags) & SROCE_QP_F_FLUSH);
+}
+
+/*
  * Reserves one slot of a work queue: returns false when @ring->limit WQEs
  * are outstanding even after re-reading the kernel's consumer index.
  */
@@ -858,10 +875,10 @@ static int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 	/*
 	 * In ERR the kernel must complete new receive WQEs with a flush error
-	 * (IBTA 10.3.1); the doorbell makes it run the QP, which flushes both
-	 * queues.
+	 * (IBTA 10.3.1.7); the doorbell makes it run the QP, which flushes
+	 * both queues.
 	 */
-	if (prod != start && ibqp->state == IBV_QPS_ERR)
+	if (prod != start && sroce_qp_flushing(ibqp, rq))
 		sroce_ring_doorbell(ibqp);
 	return ret;
 }

@@ -126,6 +126,7 @@ enum sroce_counter {
 	SROCE_CNT_CNP_RCVD,
 	SROCE_CNT_RATE_REDUCTIONS,
 	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
+	SROCE_CNT_CNP_SUPPRESSED,	/* device-wide CNP budget spent */
 	SROCE_NUM_COUNTERS
 };
 
@@ -136,6 +137,19 @@ enum sroce_counter {
 struct sroce_net;
 struct sroce_qp;
 struct sroce_av;
+
+/**
+ * struct sroce_cc_np_budget - the notification point's device-wide CNP
+ *	budget (sroce_cc_np_budget_take() in sroce_cc.c)
+ * @window_ns: start of the current budget window, ns (ktime_get_ns())
+ * @used: CNPs granted in that window
+ *
+ * Zero is a valid initial state.
+ */
+struct sroce_cc_np_budget {
+	atomic64_t window_ns;
+	atomic_t used;
+};
 
 /**
  * struct sroce_dev - one sroce RDMA device bound to one Ethernet netdev
@@ -156,6 +170,8 @@ struct sroce_av;
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
  * @cc: congestion control knobs (sroce_cc_knobs.c)
+ * @cnp_budget: CNPs the notification point may still send in the
+ *	current window, all QPs together (sroce_cc.c)
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
  *	instead of sending it; same contract as sroce_net_xmit()
@@ -180,6 +196,7 @@ struct sroce_dev {
 	enum ib_mtu mtu_cap;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct sroce_cc_params *cc;
+	struct sroce_cc_np_budget cnp_budget;
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
 			  const struct sroce_av *av, struct sk_buff *skb);

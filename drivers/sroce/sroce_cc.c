@@ -177,6 +177,31 @@ bool sroce_cc_np_should_send_cnp(struct sroce_cc_np *np, u64 now_ns,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cc_np_should_send_cnp);
 
+/**
+ * sroce_cc_np_budget_take() - take one CNP from the device-wide budget
+ * @b: the device's budget (zeroed: a fresh one)
+ * @now_ns: current time, ns (ktime_get_ns())
+ *
+ * At most SROCE_CC_NP_BUDGET_CNPS CNPs per window of
+ * SROCE_CC_NP_BUDGET_WINDOW_NS; the first CNP after a window ended starts
+ * the next one at @now_ns.  Lock-free: CPUs racing at a window's start may
+ * each see the old count reset, so a window may grant a few CNPs more than
+ * the budget, never many (at most one more per CPU).  IBTA annex A17.9.2
+ * leaves the CNP rate to the implementation.
+ * Context: any.
+ * Return: true when the CNP may be sent.
+ */
+bool sroce_cc_np_budget_take(struct sroce_cc_np_budget *b, u64 now_ns)
+{
+	s64 start = atomic64_read(&b->window_ns);
+
+	if ((s64)(now_ns - start) >= (s64)SROCE_CC_NP_BUDGET_WINDOW_NS &&
+	    atomic64_cmpxchg(&b->window_ns, start, now_ns) == start)
+		atomic_set(&b->used, 0);
+	return atomic_inc_return(&b->used) <= SROCE_CC_NP_BUDGET_CNPS;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cc_np_budget_take);
+
 /* ------------------------------------------------------------------ */
 /* Reaction point: DCQCN arithmetic                                    */
 /* ------------------------------------------------------------------ */
@@ -599,7 +624,8 @@ static int sroce_cc_cnp_path_datagram(struct sk_buff *skb,
 
 /*
  * Notification point: a CE-marked packet arrived at @skb's QP.  Sends a
- * CNP when the QP's interval allows.  Context: softirq.
+ * CNP when the QP's interval allows and the device-wide budget has one
+ * left (else counts cnp_suppressed).  Context: softirq.
  */
 static void sroce_cc_np_ce(struct sroce_dev *dev, struct sk_buff *skb)
 {
@@ -626,6 +652,10 @@ static void sroce_cc_np_ce(struct sroce_dev *dev, struct sk_buff *skb)
 		err = sroce_cc_cnp_path_connected(qp, &av, &dest_qpn);
 	if (err)
 		return;
+	if (!sroce_cc_np_budget_take(&dev->cnp_budget, ktime_get_ns())) {
+		sroce_counter_inc(dev, SROCE_CNT_CNP_SUPPRESSED);
+		return;
+	}
 	sroce_cc_send_cnp(qp, &av, dest_qpn,
 			  be16_to_cpu(sroce_pkt_bth(pkt)->pkey));
 }

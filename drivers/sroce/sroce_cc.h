@@ -37,6 +37,7 @@
 #define SROCE_CC_H
 
 #include <linux/bits.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 #include <linux/spinlock.h>
 
@@ -44,6 +45,7 @@
 #include "sroce_cc_knobs.h"
 
 struct sroce_dev;
+struct sroce_cc_np_budget;
 struct sroce_qp;
 struct sroce_av;
 struct sk_buff;
@@ -69,6 +71,19 @@ struct sk_buff;
 #define SROCE_CNP_RESV_BYTES	16
 /* BTH + reserved bytes; with the ICRC a CNP is 32 bytes of UDP payload */
 #define SROCE_CNP_HDR_LEN	(sizeof(struct sroce_bth) + SROCE_CNP_RESV_BYTES)
+
+/*
+ * Device-wide CNP budget of the notification point: at most
+ * SROCE_CC_NP_BUDGET_CNPS CNPs per SROCE_CC_NP_BUDGET_WINDOW_NS, all QPs
+ * together (100,000 CNPs/s, about 60 Mb/s of CNPs on the wire).  The
+ * per-QP cnp_interval_us bounds the CNPs one QP asks for, but a flood of
+ * CE-marked packets with spoofed sources, spread over QPs or aimed at a
+ * UD QP (whose CNP goes back to the packet's source address), must not
+ * turn the device into a reflector.  Far above what DCQCN needs: a sender
+ * halves its rate for the first CNP of an interval, and more do little.
+ */
+#define SROCE_CC_NP_BUDGET_WINDOW_NS	NSEC_PER_MSEC
+#define SROCE_CC_NP_BUDGET_CNPS		100U
 
 /**
  * struct sroce_cc_np - notification point state of one QP
@@ -145,6 +160,7 @@ u32 sroce_cc_skb_priority(const struct sroce_cc_params *p,
 /* ---- notification point (pure) ---- */
 bool sroce_cc_np_should_send_cnp(struct sroce_cc_np *np, u64 now_ns,
 				 const struct sroce_cc_params *p);
+bool sroce_cc_np_budget_take(struct sroce_cc_np_budget *b, u64 now_ns);
 
 /* ---- reaction point (pure) ---- */
 void sroce_cc_rp_init(struct sroce_cc_rp *rp);

@@ -194,7 +194,7 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 	SROCE_OP(UD, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_UD, DETH_IMM,
 		 REQ_SEND | ONLY | RWR | COMP),
 
-	/* CNP (annex A17.9.3): BTH, 16 reserved bytes; any QP type */
+	/* CNP (annex A17.9.3): BTH, 16 reserved bytes; RC, UC (sroce_recv.c) */
 	[SROCE_CNP_OPCODE] = {
 		.name	= "CNP",
 		.mask	= SROCE_MASK_BTH | SROCE_MASK_CNP,

@@ -74,8 +74,8 @@ const char *sroce_qp_state_name(enum ib_qp_state state)
  *	with IB_WC_WR_FLUSH_ERR; requests are dropped.  Responses still reach
  *	the send side, which, not running, ignores them.
  *
- * CNPs are not in the table: congestion control takes them in any state
- * (for RC and UC QPs, from the QP's peer only: sroce_recv.c).
+ * CNPs: RC and UC QPs take them while they have a path (SROCE_QPS_PATH),
+ * from the path's peer only; datagram QPs never (sroce_recv.c).
  */
 const u16 sroce_qp_state_caps[IB_QPS_ERR + 1] = {
 	[IB_QPS_RESET]	= 0,
@@ -182,6 +182,44 @@ static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
+/* Publish one ring's SROCE_QP_F_* bits to the provider (sroce-abi.h). */
+static void sroce_qp_publish_flags(struct sroce_queue *q, u32 qp_flags)
+{
+	if (q->hdr && READ_ONCE(q->hdr->qp_flags) != qp_flags)
+		/* pairs with the provider's acquire load of qp_flags */
+		smp_store_release(&q->hdr->qp_flags, qp_flags);
+}
+
+/**
+ * sroce_qp_set_state() - move a QP to a state and tell the provider
+ * @qp: queue pair
+ * @next: new state (IB_QPS_*)
+ *
+ * The one place qp->state is written after creation.  Also publishes
+ * SROCE_QP_F_FLUSH in the header of the SQ and RQ rings while the state
+ * flushes receive WQEs (SROCE_QPS_RQ_FLUSH: ERR), so a provider posting
+ * after the kernel moved the QP to ERR by itself rings the doorbell and
+ * gets its WQEs flushed (IBTA 10.3.1.7, 11.4.1.1).  The full barrier after
+ * the flag orders it before the producer indices the flush reads, which
+ * happens after this (the caller schedules the QP's work); the provider
+ * orders its producer index before its read of the flag the same way, so
+ * a WQE posted across the transition is seen by one side or the other.
+ * Context: @qp->state_lock held.
+ */
+static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state next)
+{
+	u32 qp_flags = 0;
+
+	lockdep_assert_held(&qp->state_lock);
+	WRITE_ONCE(qp->state, next);
+	if (sroce_qp_state_can(next, SROCE_QPS_RQ_FLUSH))
+		qp_flags |= SROCE_QP_F_FLUSH;
+	sroce_qp_publish_flags(&qp->sq, qp_flags);
+	sroce_qp_publish_flags(&qp->rq, qp_flags);
+	/* flag before the flush's loads of the producer indices */
+	smp_mb();
+}
+
 /**
  * sroce_qp_error() - move a QP to the error state from the data path
  * @qp: queue pair; the caller holds a reference
@@ -200,7 +238,7 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
 	if (old != IB_QPS_ERR)
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		sroce_qp_set_state(qp, IB_QPS_ERR);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (old != IB_QPS_ERR) {
@@ -248,6 +286,7 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 	sroce_cc_qp_init(qp);
 	kref_init(&qp->ref);
 	init_completion(&qp->done);
@@ -414,7 +453,10 @@ static void sroce_qp_store_attr(struct sroce_qp *qp,
 		a->ah_attr = attr->ah_attr;
 		/* Not ours to keep: the core holds the reference. */
 		a->ah_attr.grh.sgid_attr = NULL;
+		/* the receive path reads it without the lock */
+		write_seqcount_begin(&qp->av_seq);
 		qp->av = *av;
+		write_seqcount_end(&qp->av_seq);
 		dst_cache_reset(&qp->dst_cache);
 	}
 	if (mask & IB_QP_PATH_MTU) {
@@ -515,7 +557,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	sroce_qp_store_attr(qp, attr, mask, &av);
 	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
-	WRITE_ONCE(qp->state, next);
+	sroce_qp_set_state(qp, next);
 	sroce_dp_modify(qp, mask, cur);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 

@@ -7,6 +7,7 @@
 
 #include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/seqlock.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -39,14 +40,19 @@
  * @state_lock: protects @attr and @state; taken by modify/query and by the
  *	data path when it moves the QP to SQE/ERR
  * @state: current IBTA state (IB_QPS_*), the only copy of it: written
- *	under @state_lock (WRITE_ONCE()), read under it or with READ_ONCE().
+ *	under @state_lock by sroce_qp_set_state() (WRITE_ONCE(); it also
+ *	publishes SROCE_QP_F_FLUSH to the provider), read under it or with
+ *	READ_ONCE().
  *	What a state allows is sroce_qp_state_can(), nowhere else; the data
  *	path engines take a snapshot of those capabilities per run
  *	(&struct sroce_send, &struct sroce_resp_attr)
  * @attr: attributes as last modified (pkey_index, qkey, psns, timeout,
  *	retry counts, path MTU, rd_atomic limits, ah_attr ...); its qp_state
  *	is not kept (query_qp fills it in from @state)
- * @av: primary path, built from @attr.ah_attr at RTR
+ * @av: primary path, built from @attr.ah_attr at RTR; written under
+ *	@state_lock inside @av_seq
+ * @av_seq: lets the receive path read @av's addresses without
+ *	@state_lock (sroce_recv.c), so spoofed packets never contend it
  * @mtu: path MTU in bytes
  * @sq_sig_all: every send WQE generates a CQE
  * @ref: references: the xarray entry's base reference, work, timers, skbs
@@ -78,6 +84,7 @@ struct sroce_qp {
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct sroce_av av;
+	seqcount_spinlock_t av_seq;	/* @av; writers hold state_lock */
 	u32 mtu;
 	struct kref ref;
 	struct completion done;
@@ -155,7 +162,7 @@ const char *sroce_qp_state_name(enum ib_qp_state state);
  * @SROCE_QPS_RQ_FLUSH: receive WQEs complete with IB_WC_WR_FLUSH_ERR; a
  *	doorbell flushes both queues even when nothing new was posted
  * @SROCE_QPS_PATH: the RC/UC path and remote QPN (set at INIT to RTR)
- *	are in use: CNPs may be sent along it
+ *	are in use: CNPs may be sent along it, and are taken from its peer
  */
 enum sroce_qps_cap {
 	SROCE_QPS_POST_SEND	= BIT(0),

@@ -24,8 +24,8 @@
  *
  * Context: softirq, under rcu_read_lock() (the device and the QP lookup).
  * QP state and attributes are read without qp->state_lock: these are
- * filters, and the data path takes its own snapshot under the lock (see
- * sroce_recv_addr_check() for the one check that looks at the lock).
+ * filters, and the data path takes its own snapshot under the lock; the
+ * path addresses are read inside qp->av_seq (sroce_recv_addr_check()).
  */
 
 #include <linux/ip.h>
@@ -175,12 +175,16 @@ sroce_recv_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
 /* Checks against the destination QP                                   */
 /* ------------------------------------------------------------------ */
 
-/* Does the opcode's transport match the QP type?  UD covers GSI. */
+/*
+ * Does the opcode's transport match the QP type?  UD covers GSI.  CNPs
+ * are for connected QPs only (RC, UC): a datagram QP takes packets from
+ * anyone, so anyone could throttle it with CNPs.
+ */
 static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 			      const struct sroce_qp *qp)
 {
 	if (info->mask & SROCE_MASK_CNP)
-		return true;
+		return qp->type == IB_QPT_RC || qp->type == IB_QPT_UC;
 	if (info->qpt == IB_QPT_UD)
 		return sroce_qp_is_ud(qp);
 	return qp->type == info->qpt;
@@ -188,10 +192,13 @@ static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 
 /*
  * Is the QP in a state that takes this packet (IBTA 10.3.1)?  Requests need
- * SROCE_QPS_RX_REQ, responses SROCE_QPS_RX_RESP (sroce_qp_state_caps[]
- * says which states have them).  Read without the state
- * lock: a filter only, the data path checks again under its own rules.
- * Done here so that a dropped packet is not also counted as received.
+ * SROCE_QPS_RX_REQ, responses SROCE_QPS_RX_RESP, CNPs SROCE_QPS_PATH: a
+ * QP takes them from its peer while it has one (RTR on, not in ERR; the
+ * path of a QP that went through RESET is stale), whatever it is sending
+ * (sroce_qp_state_caps[] says which states have what).  Read without the
+ * state lock: a filter only, the data path checks again under its own
+ * rules.  Done here so that a dropped packet is not also counted as
+ * received.
  */
 static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 				const struct sroce_qp *qp)
@@ -199,9 +206,8 @@ static bool sroce_recv_state_ok(const struct sroce_opcode_info *info,
 	unsigned int cap = info->mask & SROCE_MASK_REQ ? SROCE_QPS_RX_REQ :
 							 SROCE_QPS_RX_RESP;
 
-	/* CNPs are for congestion control, whatever the QP's state */
 	if (info->mask & SROCE_MASK_CNP)
-		return true;
+		cap = SROCE_QPS_PATH;
 	return sroce_qp_state_can(READ_ONCE(qp->state), cap);
 }
 
@@ -257,25 +263,13 @@ void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
 	}
 }
 
-/* Copy an address modify_qp may be rewriting, one 32-bit word at a time. */
-static void sroce_recv_read_addr(struct in6_addr *to,
-				 const struct in6_addr *from)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(from->s6_addr32); i++)
-		to->s6_addr32[i] = READ_ONCE(from->s6_addr32[i]);
-}
-
 /*
  * The address check of a connected QP.  modify_qp rewrites qp->av under
- * qp->state_lock (INIT to RTR, SQD to SQD), and the receive path takes no
- * snapshot of it: qp->av is read without the lock first, word by word, so
- * that a packet of the QP's peer passes without it.  Only a mismatch, which
- * may come from a path read half-way through such a rewrite, is checked
- * again on a copy taken under the lock: a packet is dropped only for the
- * path as modify_qp left it.  (An IPv4 path differs in one word only, so
- * its lockless read is never torn.)
+ * qp->state_lock (INIT to RTR, SQD to SQD) inside qp->av_seq: the path is
+ * read without the lock, retried only while a rewrite is in progress, so a
+ * flood of spoofed packets, each a mismatch, never takes the lock the data
+ * path and modify_qp need.  A packet is dropped only for a whole path as
+ * modify_qp left it.
  */
 static bool sroce_recv_addr_check(struct sroce_qp *qp,
 				  const struct sk_buff *skb)
@@ -283,20 +277,16 @@ static bool sroce_recv_addr_check(struct sroce_qp *qp,
 	const struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 	struct in6_addr saddr, daddr;
 	struct sroce_av path;
-	unsigned long flags;
+	unsigned int seq;
 
 	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
 		return true;
 	sroce_recv_ip_addrs(skb, pkt->network_type, &saddr, &daddr);
-	sroce_recv_read_addr(&path.saddr, &qp->av.saddr);
-	sroce_recv_read_addr(&path.daddr, &qp->av.daddr);
-	if (sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr))
-		return true;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	path.saddr = qp->av.saddr;
-	path.daddr = qp->av.daddr;
-	spin_unlock_irqrestore(&qp->state_lock, flags);
+	do {
+		seq = read_seqcount_begin(&qp->av_seq);
+		path.saddr = qp->av.saddr;
+		path.daddr = qp->av.daddr;
+	} while (read_seqcount_retry(&qp->av_seq, seq));
 	return sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr);
 }
 

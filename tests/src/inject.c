@@ -90,14 +90,15 @@ enum {
 
 /* Tracked counters (drivers/sroce/sroce_counters.c names). */
 enum cnt {
-	RCVD, SENT, CNP_RCVD, D_MALFORMED, D_ICRC, D_OPCODE, D_NO_QP, D_PKEY,
-	D_QKEY, D_STATE, D_ADDR, NCNT,
+	RCVD, SENT, CNP_RCVD, RATE_RED, D_MALFORMED, D_ICRC, D_OPCODE, D_NO_QP,
+	D_PKEY, D_QKEY, D_STATE, D_ADDR, NCNT,
 };
 
 #define FIRST_DROP	D_MALFORMED
 
 static const char *const cnt_name[NCNT] = {
 	[RCVD] = "rcvd_pkts", [SENT] = "sent_pkts", [CNP_RCVD] = "cnp_rcvd",
+	[RATE_RED] = "rate_reductions",
 	[D_MALFORMED] = "rx_drop_malformed", [D_ICRC] = "rx_drop_icrc",
 	[D_OPCODE] = "rx_drop_opcode", [D_NO_QP] = "rx_drop_no_qp",
 	[D_PKEY] = "rx_drop_pkey", [D_QKEY] = "rx_drop_qkey",
@@ -435,7 +436,7 @@ struct klass {
 	const char *name;
 	void (*build)(struct inj *t, int i, struct pkt *p);
 	int count;
-	struct { enum cnt c; int n; } want[2];	/* n = -1: "count" */
+	struct { enum cnt c; int n; } want[3];	/* n = -1: "count" */
 	int any_drop;
 	int deliver;
 	const char *src;
@@ -452,12 +453,18 @@ static void b_ctl_ud(struct inj *t, int i, struct pkt *p)
 	ud_send(p, 0xffff, t->u->qp_num, UD_QKEY, ctl_len(i), 0x40 + (unsigned int)i);
 }
 
-static void b_ctl_cnp(struct inj *t, int i, struct pkt *p)
+/* A CNP (annex A17.9.3) naming @qpn: BTH with BECN, 16 reserved bytes. */
+static void cnp(struct pkt *p, uint32_t qpn)
 {
-	(void)i;
-	bth(p, OP_CNP, 0, 0, 0xffff, t->r->qp_num, 0);
+	bth(p, OP_CNP, 0, 0, 0xffff, qpn, 0);
 	p->b[4] = 0x40;		/* BECN (masked in the ICRC) */
 	p->len += 16;		/* reserved, zero */
+}
+
+/* CNPs from the peer to R, then to C: they lower the QP's rate. */
+static void b_ctl_cnp(struct inj *t, int i, struct pkt *p)
+{
+	cnp(p, i < 2 ? t->r->qp_num : t->c->qp_num);
 }
 
 /* Shorter than a BTH: 0, 1, 2, 4, 8 and 11 bytes, a valid first byte. */
@@ -664,6 +671,27 @@ static void b_addr(struct inj *t, int i, struct pkt *p)
 	p->other_src = 1;
 }
 
+/* CNPs to R and C from another address than their peer's: spoofed. */
+static void b_cnp_spoofed(struct inj *t, int i, struct pkt *p)
+{
+	cnp(p, i % 2 ? t->c->qp_num : t->r->qp_num);
+	p->other_src = 1;
+}
+
+/* CNPs to datagram QPs (U in RTS, W in INIT), from the peer or not. */
+static void b_cnp_ud(struct inj *t, int i, struct pkt *p)
+{
+	cnp(p, i < 3 ? t->u->qp_num : t->w->qp_num);
+	p->other_src = i % 2;
+}
+
+/* CNPs to V: an RC QP in RESET, which has no path. */
+static void b_cnp_no_path(struct inj *t, int i, struct pkt *p)
+{
+	(void)i;
+	cnp(p, t->v->qp_num);
+}
+
 /* The UD control packets from the other address. */
 static void b_ctl_ud_other(struct inj *t, int i, struct pkt *p)
 {
@@ -698,8 +726,9 @@ static void b_garbage(struct inj *t, int i, struct pkt *p)
 static struct klass classes[] = {
 	{ "control/ud-send-delivered", b_ctl_ud, 8, { { RCVD, N } }, 0, 8,
 	  "valid UD SEND ONLY, payload 29..32 B (every PadCnt): proves our ICRC and headers" },
-	{ "control/cnp-received", b_ctl_cnp, 2, { { RCVD, N }, { CNP_RCVD, N } }, 0, 0,
-	  "valid CNP (annex A17.9.3) to R" },
+	{ "control/cnp-received", b_ctl_cnp, 3,
+	  { { RCVD, N }, { CNP_RCVD, N }, { RATE_RED, N } }, 0, 0,
+	  "valid CNPs (annex A17.9.3) from the peer to R and C: each cuts the QP's rate (DCQCN)" },
 	{ "truncated/shorter-than-bth", b_short, 6, { { D_MALFORMED, N } }, 0, 0,
 	  "IBTA 9.2 / 9.6: a packet without a whole BTH is malformed" },
 	{ "truncated/headers-without-icrc", b_no_icrc, 2, { { D_MALFORMED, N } }, 0, 0,
@@ -727,6 +756,14 @@ static struct klass classes[] = {
 	  "IBTA 10.3.1: QPs in RESET/INIT silently drop what they receive; counted once (rxe: not in rcvd_pkts)" },
 	{ "addr/wrong-source-to-rc-uc", b_addr, 4, { { D_ADDR, N } }, 0, 0,
 	  "IBTA 9.6: a connected QP takes packets from its path only (RC SEND, ACK, CNP to R, UC SEND to C from another address of the peer's subnet); valid ICRC, nothing delivered or answered" },
+	{ "cnp/spoofed-source-to-rc-uc", b_cnp_spoofed, 4, { { D_ADDR, N } }, 0, 0,
+	  "annex A17.9: a CNP throttles the QP it names; R and C take CNPs from their peer only, "
+	  "a spoofed one is dropped and cuts no rate (rate_reductions unchanged)" },
+	{ "cnp/to-datagram-qp", b_cnp_ud, 5, { { D_OPCODE, N } }, 0, 0,
+	  "UD QPs take packets from anyone, so they take no CNP (anyone could throttle them): "
+	  "dropped as a wrong-transport opcode, no rate cut" },
+	{ "cnp/to-rc-without-path", b_cnp_no_path, 2, { { D_STATE, N } }, 0, 0,
+	  "an RC QP in RESET has no path (IBTA 10.3.1.1): a CNP to it is dropped" },
 	{ "addr/ud-any-source-delivered", b_ctl_ud_other, 4, { { RCVD, N } }, 0, 4,
 	  "UD QPs take packets from any address" },
 	{ "garbage/random", b_garbage, 0 /* -c */, { { RCVD, 0 } }, 1, 0,

@@ -55,6 +55,7 @@
 #define UD_QKEY		0x11111111
 #define NO_SUCH_QPN	0xfffff0	/* UD sends go here: nobody answers */
 #define RECV_INIT_ID	0x1717		/* the receive A posts in INIT */
+#define QUIET_MS	500	/* X's timeouts (timeout 14: 67 ms) have run out */
 #define WATCHDOG_S	150	/* below the 180 s t-40 gives it */
 
 /* Indices of the QPs the modify rows act on. */
@@ -1306,6 +1307,140 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* Error state the kernel entered by itself                            */
+/* ------------------------------------------------------------------ */
+
+/* Takes RC QP @x (local end) to RTS towards @y; @peer: @x is on the peer. */
+static int rc_up(struct t *t, struct ibv_qp *x, struct ibv_qp *y, int peer)
+{
+	struct ibv_qp_attr a;
+	int s, mask, rc;
+
+	for (s = IBV_QPS_INIT; s <= IBV_QPS_RTS; s++) {
+		mask = good_attr(t, IBV_QPT_RC, (enum ibv_qp_state)s, &a, peer);
+		a.dest_qp_num = y->qp_num;
+		rc = rc_errno(ibv_modify_qp(x, &a, mask));
+		if (rc) {
+			whyf(t, "%s QP to %s: %s", peer ? "peer" : "local",
+			     state_name(s), errname(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One CQE with @wr_id and @status on @cq within @ms ms; records why not. */
+static void expect_status(struct t *t, struct ibv_cq *cq, uint64_t wr_id,
+			  enum ibv_wc_status status, int ms, const char *what)
+{
+	struct ibv_wc wc;
+	int n = cq_wait(cq, &wc, ms);
+
+	if (n <= 0)
+		whyf(t, "%s: %s", what, n ? "ibv_poll_cq failed" : "no completion");
+	else if (wc.wr_id != wr_id || wc.status != status)
+		whyf(t, "%s: completion wr_id %llu status %s, expected wr_id %llu %s",
+		     what, (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+		     (unsigned long long)wr_id, ibv_wc_status_str(status));
+}
+
+/*
+ * X is in ERR, moved there by the kernel; its cached state says RTS.  A
+ * receive, then a send, posted to it complete with IBV_WC_WR_FLUSH_ERR
+ * within a second, without a modify_qp.  Returns 0 or an errno.
+ */
+static int flush_after_err(struct t *t, struct ibv_qp *x, struct ibv_cq *cqx)
+{
+	struct ibv_sge s = sge_of(t, 0, 64);
+	struct ibv_recv_wr rwr = { .wr_id = 702, .sg_list = &s, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr swr = {
+		.wr_id = 703, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	uint64_t t0 = now_ms();
+	int rc;
+
+	rc = rc_errno(ibv_post_recv(x, &rwr, &rbad));
+	if (rc) {
+		whyf(t, "ibv_post_recv in ERR: %s", errname(rc));
+		return rc;
+	}
+	expect_status(t, cqx, 702, IBV_WC_WR_FLUSH_ERR, 1000, "the receive posted in ERR");
+	snprintf(t->detail, sizeof(t->detail), "receive flushed after %llu ms",
+		 (unsigned long long)(now_ms() - t0));
+	rc = rc_errno(ibv_post_send(x, &swr, &sbad));
+	if (rc) {
+		whyf(t, "ibv_post_send in ERR: %s", errname(rc));
+		return rc;
+	}
+	expect_status(t, cqx, 703, IBV_WC_WR_FLUSH_ERR, 1000, "the send posted in ERR");
+	expect_no_cqe(t, cqx, 50, "X's CQ after the flushes");
+	if (qp_state(x) != IBV_QPS_ERR)
+		whyf(t, "X is %s, expected ERR", state_name(qp_state(x)));
+	return 0;
+}
+
+/*
+ * X (device under test) and Y (peer), RC, in RTS.  X's RDMA WRITE names an
+ * rkey Y does not have: Y answers with a remote access NAK and the kernel
+ * moves X to ERR by itself (IBTA 9.7.5.2.5, 10.3.1.7); X's cached state
+ * (ibv_qp.state, which only modify_qp and query_qp update) still says
+ * RTS.  Once the timers the WRITE left ran out, posts to X are flushed
+ * (flush_after_err(); IBTA 10.3.1.7, 11.4.1.1).
+ */
+static int post_after_kernel_err(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cqx = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cqy = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC, .cap = CAP(4, 4, 1, 1, 0) };
+	struct ibv_sge s = sge_of(t, 0, 64);
+	struct ibv_send_wr swr = {
+		.wr_id = 701, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)t->buf1, .rkey = t->mr1->rkey ^ 0x5a5a00 },
+	}, *sbad;
+	struct ibv_qp *x = NULL, *y = NULL;
+	int rc = -1;
+
+	(void)c;
+	ia.send_cq = ia.recv_cq = cqx;
+	x = cqx ? ibv_create_qp(t->pd, &ia) : NULL;
+	ia.send_cq = ia.recv_cq = cqy;
+	y = cqy ? ibv_create_qp(t->pd1, &ia) : NULL;
+	if (!x || !y) {
+		whyf(t, "ibv_create_cq/qp(RC): %s", strerror(errno));
+		goto out;
+	}
+	if (rc_up(t, x, y, 0) || rc_up(t, y, x, 1))
+		goto out;
+	rc = rc_errno(ibv_post_send(x, &swr, &sbad));
+	if (rc) {
+		whyf(t, "the RDMA WRITE with a bad rkey: %s", errname(rc));
+		goto out;
+	}
+	expect_status(t, cqx, 701, IBV_WC_REM_ACCESS_ERR, 5000, "the bad RDMA WRITE");
+	/* ibv_query_qp() would refresh the cache: no query until the end */
+	if (x->state != IBV_QPS_RTS) {
+		whyf(t, "after the NAK X's cached state is %s, expected RTS",
+		     state_name(x->state));
+		goto out;
+	}
+	/* let the timers the failed WRITE left run out: nothing else runs X */
+	usleep(QUIET_MS * 1000);
+	rc = flush_after_err(t, x, cqx);
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	if (y)
+		ibv_destroy_qp(y);
+	if (cqx)
+		ibv_destroy_cq(cqx);
+	if (cqy)
+		ibv_destroy_cq(cqy);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* After the errors                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -1727,6 +1862,10 @@ static const struct tcase cases[] = {
 	{ .name = "dereg_mr/while-a-posted-recv-names-it", .run = dereg_with_posted_recv, .expect = X(0),
 	  .src = "man ibv_dereg_mr(3): only bound MWs make it fail; IBTA 10.6.3: later use is a local "
 		 "protection error, never a write to the old memory" },
+
+	{ .name = "post/after-kernel-moved-qp-to-err", .run = post_after_kernel_err, .expect = X(0),
+	  .src = "IBTA 10.3.1.7, 11.4.1.1: in ERR posted receives and sends complete with "
+		 "IBV_WC_WR_FLUSH_ERR, also when the QP entered ERR without a modify_qp (remote access NAK)" },
 
 	/* ---- nothing broke ---- */
 	{ .name = "query_qp/after-errors", .run = query_after, .expect = X(0),

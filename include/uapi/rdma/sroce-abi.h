@@ -36,7 +36,12 @@
 #include <linux/types.h>
 #include <rdma/ib_user_verbs.h>
 
-/* Bumped whenever any structure in this file changes layout or meaning. */
+/*
+ * Bumped whenever any structure in this file changes layout or meaning.
+ * A field added in what was padding, whose zero value keeps the old
+ * meaning, does not bump it: the older side ignores the field or reads
+ * zero (struct sroce_queue_hdr @qp_flags).
+ */
 #define SROCE_ABI_VERSION	1
 
 /* Maximum scatter/gather entries of one send or receive WQE. */
@@ -50,6 +55,12 @@
  * @pad0: keeps @consumer on its own 64-byte cache line
  * @consumer: index of the next slot the consumer will take (free running)
  * @flags: SROCE_QUEUE_F_* bits, written by the kernel
+ * @qp_flags: SROCE_QP_F_* bits of the QP an SQ or RQ ring belongs to,
+ *	written by the kernel whenever the QP changes state, also when the
+ *	kernel moves it to the error state by itself (retry exceeded, a
+ *	remote or local error: IBTA 10.3.1.7, 11.6.3.1), which the
+ *	provider's cached state does not show.  Zero in a CQ ring, and from
+ *	kernels that predate the field (it was padding).
  * @pad1: pads the header to 128 bytes; slots start right after it
  *
  * Size: 128 bytes.  Slots start at offset SROCE_QUEUE_HDR_SIZE.
@@ -59,7 +70,8 @@ struct sroce_queue_hdr {
 	__u32 pad0[15];
 	__u32 consumer;
 	__u32 flags;
-	__u32 pad1[14];
+	__u32 qp_flags;
+	__u32 pad1[13];
 };
 
 #define SROCE_QUEUE_HDR_SIZE	128
@@ -69,6 +81,21 @@ struct sroce_queue_hdr {
  * live context): the provider should fail polls and posts with EIO.
  */
 #define SROCE_QUEUE_F_ERROR	(1U << 0)
+
+/*
+ * SROCE_QP_F_FLUSH in sroce_queue_hdr.qp_flags: the QP is in the error
+ * state, so WQEs posted to either queue complete with IBV_WC_WR_FLUSH_ERR
+ * (IBTA 10.3.1.7, 11.4.1.1) once the provider rings the doorbell.
+ *
+ * A receive posted while the QP enters the error state is flushed by one
+ * side or the other, never by none: the provider publishes its producer
+ * index (release), issues a full barrier, then reads @qp_flags and rings
+ * the doorbell if it finds SROCE_QP_F_FLUSH; the kernel publishes the
+ * flag (release), issues a full barrier, then flushes, reading the
+ * producer index.  Either the provider sees the flag or the kernel's flush
+ * sees the new WQE.
+ */
+#define SROCE_QP_F_FLUSH	(1U << 0)
 
 /**
  * struct sroce_sge - one scatter/gather entry
