@@ -27,7 +27,7 @@ RATE=${FUZZ_RATE:-2000}
 BAD=${FUZZ_BAD_PCT:-10}
 SEED=${FUZZ_SEED:-$(printf '%#x' "$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')")}
 STOP=$LOG_DIR/t-55.stop
-RUN_S=25            # the most time for one traffic run
+RUN_S=30            # the most time for one traffic run
 
 require_sroce t-55/modprobe-sroce && require_provider t-55/provider || exit 1
 for p in fuzz rdma_data; do
@@ -48,14 +48,14 @@ pass t-55/setup "seed $SEED, $PKTS packets, $BAD % bad ICRC; replay: FUZZ_SEED=$
 traffic_one() {
 	local port=$2 log=$3 srv cli spid i
 	case $1 in
-	rc-send) srv=(ib_send_bw -c RC -s 3000 -D 3) ;;
-	rc-write) srv=(ib_write_bw -c RC -s 3000 -D 3) ;;
-	rc-read) srv=(ib_read_bw -s 3000 -D 3) ;;
-	fetch-add) srv=(ib_atomic_bw -A FETCH_AND_ADD -D 3) ;;
-	cmp-swap) srv=(ib_atomic_bw -A CMP_AND_SWAP -D 3) ;;
-	ud-send) srv=(ib_send_bw -c UD -s 1024 -D 3) ;;
-	uc-send) srv=(ib_send_bw -c UC -s 3000 -D 3) ;;
-	uc-write) srv=(ib_write_bw -c UC -s 3000 -D 3) ;;
+	rc-send) srv=(ib_send_bw -c RC -s 3000 -D 8) ;;
+	rc-write) srv=(ib_write_bw -c RC -s 3000 -D 8) ;;
+	rc-read) srv=(ib_read_bw -s 3000 -D 8) ;;
+	fetch-add) srv=(ib_atomic_bw -A FETCH_AND_ADD -D 8) ;;
+	cmp-swap) srv=(ib_atomic_bw -A CMP_AND_SWAP -D 8) ;;
+	ud-send) srv=(ib_send_bw -c UD -s 1024 -D 8) ;;
+	uc-send) srv=(ib_send_bw -c UC -s 3000 -D 8) ;;
+	uc-write) srv=(ib_write_bw -c UC -s 3000 -D 8) ;;
 	imm) srv=(bin/rdma_data -s -d sroce1 -g "$gb" -p "$port")
 	     cli=(bin/rdma_data -c "$B_IP4" -d sroce0 -g "$ga" -p "$port" -n 20 -S "$SEED") ;;
 	esac

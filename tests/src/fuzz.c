@@ -84,6 +84,7 @@
 #define LIVE_S		2.0		/* a QP seen that recently is live */
 
 static uint64_t n_retarget;	/* mutants aimed at another, live QP */
+static uint64_t n_live;		/* mutants of a live QP's packet (or aimed at one) */
 
 /* ------------------------------------------------------------------ */
 /* PRNG (splitmix64): every draw derives from the seed                 */
@@ -256,6 +257,7 @@ struct cap {
 	uint8_t r[RMAX];	/* BTH ... pad, the ICRC left out */
 	uint16_t len;
 	uint8_t dir;
+	double at;		/* when captured */
 };
 
 /* A destination QP seen on the link: direction, QPN, its last PSN. */
@@ -365,15 +367,27 @@ static void pool_add(const uint8_t *f, size_t n, int outgoing)
 	memcpy(c->r, udp + 8, rlen);
 	c->len = (uint16_t)rlen;
 	c->dir = outgoing ? 0 : 1;
+	c->at = now_s();
 	P.total++;
 	pool_learn(c);
 }
 
-/* Picks a pool packet: a uniformly drawn opcode, its newest or any. */
+/*
+ * Picks a pool packet: a uniformly drawn opcode (half of the time one with
+ * a packet of the last LIVE_S seconds, if any), its newest packet or any.
+ */
 static const struct cap *pool_pick(void)
 {
 	unsigned int op = P.ops[rnd(P.nops)];
-	uint64_t n = P.seen[op], k;
+	uint64_t n, k;
+	int tries;
+
+	for (tries = rnd(2) ? 8 : 0; tries > 0; tries--) {
+		if (now_s() - P.pkt[op][(P.seen[op] - 1) % PER_OP].at < LIVE_S)
+			break;
+		op = P.ops[rnd(P.nops)];
+	}
+	n = P.seen[op];
 
 	if (n > PER_OP)
 		n = PER_OP;
@@ -1003,7 +1017,11 @@ static void retarget(struct mutant *m)
 	double now = now_s();
 	int i, n = 0;
 
-	if ((f && now - f->seen < LIVE_S) || rnd(10) == 0)
+	if (f && now - f->seen < LIVE_S) {
+		n_live++;
+		return;
+	}
+	if (rnd(10) == 0)
 		return;
 	for (i = 0; i < NFLOW; i++) {
 		f = &P.flow[i];
@@ -1017,6 +1035,7 @@ static void retarget(struct mutant *m)
 	put_be(m->r + 5, 3, f->qpn);
 	put_be(m->r + 9, 3, (f->psn + 1) & PSN_MASK);
 	n_retarget++;
+	n_live++;
 }
 
 /* A mutant of a pool packet: 1..3 mutations, the ICRC mode by @bad_pct. */
@@ -1351,8 +1370,9 @@ static void mut_report(void)
 	for (i = 0; i < ARRAY_SIZE(muts); i++)
 		n += snprintf(buf + n, sizeof(buf) - n, " %s=%llu", muts[i].name,
 			      (unsigned long long)muts[i].n);
-	printf("mutations:%s; aimed at a live QP instead of a gone one: %llu\n", buf,
-	       (unsigned long long)n_retarget);
+	printf("mutations:%s\n", buf);
+	printf("targets: %llu mutants of a live QP's packet, %llu of them aimed at a live QP instead of a gone one\n",
+	       (unsigned long long)n_live, (unsigned long long)n_retarget);
 }
 
 /* The checks and the SUMMARY line; returns the number of FAILs. */
