@@ -1248,9 +1248,10 @@ struct tally {
 };
 
 /* Headers the capture must have seen: each kind real traffic sends. */
+static const int need[] = { X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM };
+
 static int pool_report(void)
 {
-	static const int need[] = { X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM };
 	char ops[4096] = "", miss[256] = "";
 	size_t n = 0, k = 0;
 	unsigned int i;
@@ -1338,19 +1339,44 @@ static void parse(int argc, char **argv, struct opts *o)
 
 	while ((c = getopt(argc, argv, "a:A:b:B:d:D:n:r:t:w:x:S:")) != -1) {
 		switch (c) {
-		case 'a': o->ns[1] = optarg; break;
-		case 'A': o->ifn[1] = optarg; break;
-		case 'b': o->ns[0] = optarg; break;
-		case 'B': o->ifn[0] = optarg; break;
-		case 'd': o->dev[0] = optarg; break;
-		case 'D': o->dev[1] = optarg; break;
-		case 'n': o->pkts = strtoull(optarg, NULL, 0); break;
-		case 'r': o->rate = (unsigned int)atoi(optarg); break;
-		case 't': o->secs = (unsigned int)atoi(optarg); break;
-		case 'w': o->wait_s = (unsigned int)atoi(optarg); break;
-		case 'x': o->bad_pct = (unsigned int)atoi(optarg); break;
-		case 'S': o->seed = strtoull(optarg, NULL, 0); break;
-		default: usage();
+		case 'a':
+			o->ns[1] = optarg;
+			break;
+		case 'A':
+			o->ifn[1] = optarg;
+			break;
+		case 'b':
+			o->ns[0] = optarg;
+			break;
+		case 'B':
+			o->ifn[0] = optarg;
+			break;
+		case 'd':
+			o->dev[0] = optarg;
+			break;
+		case 'D':
+			o->dev[1] = optarg;
+			break;
+		case 'n':
+			o->pkts = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			o->rate = (unsigned int)atoi(optarg);
+			break;
+		case 't':
+			o->secs = (unsigned int)atoi(optarg);
+			break;
+		case 'w':
+			o->wait_s = (unsigned int)atoi(optarg);
+			break;
+		case 'x':
+			o->bad_pct = (unsigned int)atoi(optarg);
+			break;
+		case 'S':
+			o->seed = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || o->bad_pct > 100)
@@ -1360,7 +1386,6 @@ static void parse(int argc, char **argv, struct opts *o)
 /* Waits (at most -w) until the pool has every extension header kind. */
 static void wait_pool(const struct opts *o, int cap_fd)
 {
-	static const int need[] = { X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM };
 	double t0 = now_s();
 	struct pollfd pfd = { .fd = cap_fd, .events = POLLIN };
 	unsigned int i, have;
