@@ -77,12 +77,13 @@ traffic_one() {
 	echo "$1:$crc" >>"$LOG_DIR/t-55.outcomes"
 }
 
-# traffic_loop ID KIND...: the KINDs in turn until $STOP exists.
+# traffic_loop ID KIND...: the KINDs in turn until $STOP exists (or this
+# script, $$, is gone).
 traffic_loop() {
 	local port=$((19000 + $1 * 2000)) log=$LOG_DIR/t-55.traffic$1.log k
 	shift
 	: >"$log"
-	while [[ ! -e $STOP ]]; do
+	while [[ ! -e $STOP ]] && kill -0 $$ 2>/dev/null; do
 		for k in "$@"; do
 			[[ -e $STOP ]] && break
 			traffic_one "$k" "$port" "$log"
@@ -98,6 +99,8 @@ traffic_outcomes() {
 }
 
 rm -f "$STOP" "$LOG_DIR/t-55.outcomes"
+trap 'touch "$STOP"' EXIT
+trap 'exit 1' TERM INT
 traffic_loop 0 fetch-add rc-send rc-read cmp-swap &
 loops=($!)
 traffic_loop 1 imm ud-send rc-write &
