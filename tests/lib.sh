@@ -334,3 +334,28 @@ dmesg_clean() {
 	hits=$(dmesg | grep -E "$SPLAT" | head -n 5)
 	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$(tr '\n' ' ' <<<"$hits")"; fi
 }
+
+# record_lines PREFIX: read a test program's output on stdin and record its
+# `PASS name (detail)` / `FAIL name: why` / `SKIP name: why` lines as
+# PREFIX/name; other lines are echoed, indented.
+record_lines() {
+	local line rest
+	while IFS= read -r line; do
+		rest=${line#* }
+		case $line in
+		"PASS "*) pass "$1/${rest%% *}" "$(sed -n 's/^[^ ]* (\(.*\))$/\1/p' <<<"$rest")" ;;
+		"FAIL "*) fail "$1/${rest%%:*}" "${rest#*: }" ;;
+		"SKIP "*) skip "$1/${rest%%:*}" "${rest#*: }" ;;
+		*) echo "    $line" ;;
+		esac
+	done
+}
+
+# rdma_res_counts DEV...: the `rdma resource show` line (pd, cq, qp, mr,
+# ... counts) of each DEV, without its index, joined by "; ".
+rdma_res_counts() {
+	local d
+	for d; do
+		"$RDMA" resource show 2>/dev/null | sed -n "s/^[0-9]*: \($d:.*\)/\1/p"
+	done | paste -sd';'
+}

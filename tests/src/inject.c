@@ -22,7 +22,7 @@
  * IPv4, implied for IPv6) sends IP + UDP + BTH + ... packets we build byte
  * by byte. We set every IP header field (the kernel fills only the IPv4
  * header checksum, which the ICRC masks), so we can compute a correct ICRC
- * ourselves: CRC-32 (zlib's, written here) over 8 bytes of 0xff, the IP
+ * ourselves (icrc.c): CRC-32 (zlib's) over 8 bytes of 0xff, the IP
  * header with TOS, TTL and checksum (IPv4) or traffic class, flow label and
  * hop limit (IPv6) set to ones, the UDP header (checksum 0, as rxe sends)
  * with the checksum set to ones, the BTH with its byte 4 set to ones, and
@@ -66,6 +66,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "icrc.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define ROCE_PORT	4791
@@ -192,32 +194,6 @@ static void ud_send(struct pkt *p, unsigned int pkey, uint32_t qpn, uint32_t qke
 	p->len += pad;
 }
 
-/* ---- CRC-32 (IEEE 802.3, reflected 0xedb88320), zlib's crc32() ---- */
-
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	uint32_t c, i, k;
-
-	for (i = 0; i < 256; i++) {
-		for (c = i, k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320U ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-/* crc32(crc, buf, len) as zlib: crc32(0, ...) starts a new CRC. */
-static uint32_t crc32z(uint32_t crc, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	crc = ~crc;
-	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
 struct net {
 	int fd;
 	int af;				/* AF_INET or AF_INET6 */
@@ -263,30 +239,13 @@ static size_t ip_header(struct net *n, uint8_t *f, size_t ulen, int other_src)
 	return 20;
 }
 
-/* Sets the fields the ICRC does not cover to ones, in the copy @m. */
-static void icrc_mask(const struct net *n, uint8_t *m, size_t hl, size_t bth_len)
-{
-	if (n->af == AF_INET6) {
-		m[0] |= 0x0f;				/* traffic class, */
-		m[1] = m[2] = m[3] = 0xff;		/* flow label */
-		m[7] = 0xff;				/* hop limit */
-	} else {
-		m[1] = 0xff;				/* TOS */
-		m[8] = 0xff;				/* TTL */
-		m[10] = m[11] = 0xff;			/* header checksum */
-	}
-	m[hl + 6] = m[hl + 7] = 0xff;			/* UDP checksum */
-	if (bth_len >= 5)
-		m[hl + 8 + 4] = 0xff;			/* BTH F/B/resv */
-}
-
 /*
  * Sends @p as IP/UDP to port 4791, appending the ICRC @p->icrc asks for.
  * Returns 0 or -1.
  */
 static int send_pkt(struct net *n, const struct pkt *p)
 {
-	uint8_t f[2048 + 64], m[2048 + 72];
+	uint8_t f[2048 + 64];
 	size_t body = p->len + (p->icrc == ICRC_NONE ? 0 : 4);
 	size_t hl, tot, u;
 	struct sockaddr_storage ss = {};
@@ -310,22 +269,12 @@ static int send_pkt(struct net *n, const struct pkt *p)
 	memcpy(f + u + 8, p->b, p->len);
 
 	if (p->icrc != ICRC_NONE) {
-		/* the masked copy: LRH stand-in, IP, UDP, BTH, rest */
-		memset(m, 0xff, 8);
-		memcpy(m + 8, f, hl + 8 + p->len);
-		if (p->icrc != ICRC_UNMASKED)
-			icrc_mask(n, m + 8, hl, p->len);
-		icrc = crc32z(0, m, 8 + hl + 8 + p->len);
+		icrc = roce_icrc(f, hl + 8 + p->len, p->icrc != ICRC_UNMASKED);
 		if (p->icrc == ICRC_FLIP)
 			icrc ^= 1;
 		if (p->icrc == ICRC_BE)
 			icrc = __builtin_bswap32(icrc);
-		{
-			uint8_t le[4] = { (uint8_t)icrc, (uint8_t)(icrc >> 8),
-					  (uint8_t)(icrc >> 16), (uint8_t)(icrc >> 24) };
-
-			memcpy(f + u + 8 + p->len, le, 4);
-		}
+		icrc_put(f + u + 8 + p->len, icrc);
 		if (p->icrc == ICRC_STALE && p->len)
 			f[u + 8 + p->len - 1] ^= 0x80;	/* last byte changed after */
 	}
@@ -1148,7 +1097,6 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static struct inj t = { .gidx = -1, .garbage = 200, .seed = 0x5eed5eedULL };
-	static const uint8_t ff[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	const char *ns = NULL, *src = NULL, *dst = NULL;
 	int opt, failed = 0;
 	size_t i;
@@ -1175,9 +1123,8 @@ int main(int argc, char **argv)
 	t.prefix = t.net.af == AF_INET6 ? "ipv6/" : "";
 	other_addr(&t.net);
 
-	crc_init();
 	/* zlib's check value, and the ICRC seed of rocev2-wire.md */
-	if (crc32z(0, "123456789", 9) != 0xcbf43926U || ~crc32z(0, ff, 8) != 0xdebb20e3U)
+	if (crc32z_selftest())
 		die("CRC-32 self test failed");
 
 	signal(SIGALRM, on_alarm);
