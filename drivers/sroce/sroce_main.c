@@ -466,6 +466,8 @@ static void __exit sroce_exit(void)
 	sroce_unregister_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_net_exit();
+	/* ring buffers still waiting for a grace period (sroce_queue.c) */
+	rcu_barrier();
 	destroy_workqueue(sroce_wq);
 	pr_info("unloaded\n");
 }

@@ -609,21 +609,17 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 /* rdma resource: driver details                                       */
 /* ------------------------------------------------------------------ */
 
-/* Ring occupancy as the indices say (user indices are display only). */
-static u32 sroce_queue_used(const struct sroce_queue *q)
-{
-	if (!q->hdr)
-		return 0;
-	return READ_ONCE(q->hdr->producer) - READ_ONCE(q->hdr->consumer);
-}
-
 /**
  * sroce_fill_res_qp_entry() - driver details of a QP for `rdma resource`
  *	(ib_device_ops.fill_res_qp_entry)
  * @msg: netlink message
  * @ibqp: QP
  *
- * Context: process (nldev, under the restrack lock).
+ * Reads the ring indices through sroce_queue_used(), which copes with a
+ * concurrent destroy: cores without rdma_restrack_begin_del() (6.1 before
+ * 6.1.190) call destroy_qp before they wait for restrack readers, so a
+ * dump may run while the QP is being destroyed.
+ * Context: process (nldev dump, holding a restrack reference only).
  * Return: 0, or -EMSGSIZE.
  */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
@@ -656,7 +652,9 @@ err:
  * @msg: netlink message
  * @ibcq: CQ
  *
- * Context: process (nldev, under the restrack lock).
+ * Reads the ring indices through sroce_queue_used() (see
+ * sroce_fill_res_qp_entry()).
+ * Context: process (nldev dump, holding a restrack reference only).
  * Return: 0, or -EMSGSIZE.
  */
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
