@@ -133,6 +133,26 @@ struct sroce_net;
 struct sroce_qp;
 struct sroce_av;
 
+/* Objects whose number per device is limited (see sroce_res_get()). */
+enum sroce_res_type {
+	SROCE_RES_PD,
+	SROCE_RES_CQ,
+	SROCE_RES_QP,
+	SROCE_RES_MR,
+	SROCE_RES_AH,
+	SROCE_NUM_RES
+};
+
+/**
+ * struct sroce_res_pool - how many objects of one type a device holds
+ * @used: objects alive
+ * @max: limit, fixed when the device is added; query_device reports it
+ */
+struct sroce_res_pool {
+	atomic_t used;
+	u32 max;
+};
+
 /**
  * struct sroce_dev - one sroce RDMA device bound to one Ethernet netdev
  * @ib_dev: core device; must stay first (ib_alloc_device)
@@ -148,6 +168,7 @@ struct sroce_av;
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
  * @cc: congestion control knobs (sroce_cc_knobs.c)
+ * @res: per-type object counts and limits (sroce_res_get())
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
  *	instead of sending it; same contract as sroce_net_xmit()
@@ -169,6 +190,7 @@ struct sroce_dev {
 	enum ib_mtu mtu_cap;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct sroce_cc_params *cc;
+	struct sroce_res_pool res[SROCE_NUM_RES];
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
 			  const struct sroce_av *av, struct sk_buff *skb);
