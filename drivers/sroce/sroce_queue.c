@@ -4,7 +4,8 @@
  * entries, and the CQ producer.
  *
  * A ring is one virtually contiguous buffer (sroce_ring_alloc(): like
- * vmalloc_user(), but charged to the caller's memory cgroup): struct
+ * vmalloc_user(), but a user ring is charged to the caller's memory
+ * cgroup): struct
  * sroce_queue_hdr, then a power-of-two number of fixed-size slots (see
  * sroce-abi.h).  Each buffer has a struct sroce_mmap_entry.  For a user
  * context the buffer is exposed through the entry's rdma_user_mmap_entry;
@@ -56,22 +57,23 @@ to_sroce_mmap_entry(struct rdma_user_mmap_entry *entry)
 
 /*
  * A zeroed buffer of @size bytes (page aligned) that remap_vmalloc_range()
- * accepts, its pages charged to the caller's memory cgroup.  vmalloc_user()
- * takes no GFP flags and __vmalloc_node_range() is not exported, so the
- * pages are allocated here and vmap()ed with VM_USERMAP; with
- * VM_MAP_PUT_PAGES, vfree() frees the pages and the array.
+ * accepts, allocated with @gfp (GFP_KERNEL_ACCOUNT charges it to the
+ * caller's memory cgroup).  vmalloc_user() takes no GFP flags and
+ * __vmalloc_node_range() is not exported, so the pages are allocated here
+ * and vmap()ed with VM_USERMAP; with VM_MAP_PUT_PAGES, vfree() frees the
+ * pages and the array.
  */
-static void *sroce_ring_alloc(size_t size)
+static void *sroce_ring_alloc(size_t size, gfp_t gfp)
 {
 	unsigned int i, n = size >> PAGE_SHIFT;
 	struct page **pages;
 	void *buf;
 
-	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	pages = kvcalloc(n, sizeof(*pages), gfp);
 	if (!pages)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		pages[i] = alloc_page(gfp | __GFP_ZERO);
 		if (!pages[i])
 			goto err;
 	}
@@ -142,8 +144,9 @@ static int sroce_queue_expose(struct sroce_queue *q, struct ib_ucontext *uctx,
  * @mi: filled with offset, size and slot count when @uctx is set; may be
  *	NULL for kernel rings
  *
- * The buffer is zeroed (both indices start at 0) and charged, like
- * everything allocated on a user's behalf, to the caller's memory cgroup.
+ * The buffer is zeroed (both indices start at 0); a user ring is charged,
+ * like everything allocated on a user's behalf, to the caller's memory
+ * cgroup.
  * Context: process, may sleep.
  * Return: 0, -EINVAL for a bad @num or @slot_size, -ENOMEM.
  */
@@ -151,6 +154,7 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 		     u32 slot_size, struct ib_ucontext *uctx,
 		     struct sroce_mmap_info *mi)
 {
+	gfp_t gfp = uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	size_t bytes;
 	int err;
 
@@ -163,10 +167,10 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 
 	memset(q, 0, sizeof(*q));
 	q->buf_size = PAGE_ALIGN(bytes);
-	q->ring = kzalloc(sizeof(*q->ring), GFP_KERNEL_ACCOUNT);
+	q->ring = kzalloc(sizeof(*q->ring), gfp);
 	if (!q->ring)
 		return -ENOMEM;
-	q->hdr = sroce_ring_alloc(q->buf_size);
+	q->hdr = sroce_ring_alloc(q->buf_size, gfp);
 	if (!q->hdr) {
 		err = -ENOMEM;
 		goto err_entry;

@@ -1196,16 +1196,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 /* ------------------------------------------------------------------ */
 
 /*
- * A zeroed MR, charged to the caller's memory cgroup, with a device slot
- * taken.  Return: the MR, or ERR_PTR(-ENOMEM) (also when max_mr is reached).
+ * A zeroed MR allocated with @gfp (GFP_KERNEL_ACCOUNT for a user's MR), with
+ * a device slot taken.
+ * Return: the MR, or ERR_PTR(-ENOMEM) (also when max_mr is reached).
  */
-static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *dev)
+static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *dev, gfp_t gfp)
 {
 	struct sroce_mr *mr;
 
 	if (sroce_res_get(dev, SROCE_RES_MR))
 		return ERR_PTR(-ENOMEM);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL_ACCOUNT);
+	mr = kzalloc(sizeof(*mr), gfp);
 	if (!mr) {
 		sroce_res_put(dev, SROCE_RES_MR);
 		return ERR_PTR(-ENOMEM);
@@ -1234,7 +1235,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct sroce_mr *mr;
 	int err;
 
-	mr = sroce_mr_alloc(dev);
+	mr = sroce_mr_alloc(dev, GFP_KERNEL);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
@@ -1269,7 +1270,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	mr = sroce_mr_alloc(dev);
+	mr = sroce_mr_alloc(dev, GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 
