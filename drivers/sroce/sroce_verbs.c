@@ -1294,9 +1294,10 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct sroce_dev *dev = to_sroce_dev(ibmr->device);
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+	struct sroce_dev *dev = mr->dev;
 
-	sroce_mr_destroy(to_sroce_mr(ibmr));
+	sroce_mr_destroy(mr);
 	sroce_res_put(dev, SROCE_RES_MR);
 	return 0;
 }
