@@ -21,6 +21,7 @@
 #include <net/ipv6.h>
 
 #include "sroce_engine_fixture.h"
+#include "sroce_verbs.h"
 
 #define SROCE_FX_HEADROOM	128
 #define SROCE_FX_CQE		256
@@ -831,6 +832,9 @@ static void sroce_fx_event(struct ib_event *ev, void *ctx)
 }
 
 /* The device: what the verbs and the data path use, nothing registered. */
+/* Object limits of the fixture's device: 0, the device maxima. */
+static const unsigned int sroce_fx_no_limits[SROCE_NUM_RES];
+
 static int sroce_fx_dev_init(struct sroce_fx *fx)
 {
 	struct sroce_dev *dev = &fx->dev;
@@ -846,6 +850,7 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, 0x5a);
 	sroce_mr_dev_init(dev);
+	sroce_res_init(dev, sroce_fx_no_limits);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;
 	dev->ib_dev.phys_port_cnt = 1;

@@ -7,27 +7,6 @@
 # One t-40/<case> result per line the program prints; then no kernel splat.
 cd "$(dirname "$0")" && source ./lib.sh
 
-# run_cases PREFIX SECS CMD...: run a tests/bin program that prints
-# `PASS name (...)` / `FAIL name: why` / `SKIP name: why` lines; record each
-# as PREFIX/name. FAIL PREFIX/exit if it dies without saying why.
-run_cases() {
-	local prefix=$1 secs=$2 out rc line rest nfail=0
-	shift 2
-	out=$(bounded "$secs" "$@")
-	rc=$?
-	while IFS= read -r line; do
-		rest=${line#* }
-		case $line in
-		"PASS "*) pass "$prefix/${rest%% *}" "$(sed -n 's/^[^ ]* (\(.*\))$/\1/p' <<<"$rest")" ;;
-		"FAIL "*) fail "$prefix/${rest%%:*}" "${rest#*: }"; nfail=$((nfail + 1)) ;;
-		"SKIP "*) skip "$prefix/${rest%%:*}" "${rest#*: }" ;;
-		*) echo "    $line" ;;
-		esac
-	done <<<"$out"
-	((rc == 0 || nfail > 0)) || fail "$prefix/exit" "\`$*\` exited with status $rc without a FAIL line"
-	return $rc
-}
-
 require_sroce t-40/modprobe-sroce && require_provider t-40/provider || exit 1
 if [[ ! -x bin/verbs_errno ]]; then
 	fail t-40/build "tests/bin/verbs_errno missing: run make -C tests/src on the host"

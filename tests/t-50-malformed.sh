@@ -15,30 +15,6 @@ cd "$(dirname "$0")" && source ./lib.sh
 
 CNT=/sys/class/infiniband/sroce0/ports/1/hw_counters
 
-# run_cases PREFIX SECS CMD...: run a tests/bin program that prints
-# `PASS name (...)` / `FAIL name: why` / `SKIP name: why` lines; record each
-# as PREFIX/name; other lines are echoed, the last TOTAL line is kept in
-# $TOTAL_LINE. FAIL PREFIX/exit if it dies without saying why.
-run_cases() {
-	local prefix=$1 secs=$2 out rc line rest nfail=0
-	shift 2
-	out=$(bounded "$secs" "$@")
-	rc=$?
-	TOTAL_LINE=
-	while IFS= read -r line; do
-		rest=${line#* }
-		case $line in
-		"PASS "*) pass "$prefix/${rest%% *}" "$(sed -n 's/^[^ ]* (\(.*\))$/\1/p' <<<"$rest")" ;;
-		"FAIL "*) fail "$prefix/${rest%%:*}" "${rest#*: }"; nfail=$((nfail + 1)) ;;
-		"SKIP "*) skip "$prefix/${rest%%:*}" "${rest#*: }" ;;
-		"TOTAL "*) TOTAL_LINE=$line; echo "    $line" ;;
-		*) echo "    $line" ;;
-		esac
-	done <<<"$out"
-	((rc == 0 || nfail > 0)) || fail "$prefix/exit" "\`$*\` exited with status $rc without a FAIL line"
-	return $rc
-}
-
 # drop_sum: the sum of sroce0's rx_drop_* counters.
 drop_sum() {
 	local f s=0

@@ -138,6 +138,26 @@ struct sroce_net;
 struct sroce_qp;
 struct sroce_av;
 
+/* Objects whose number per device is limited (see sroce_res_get()). */
+enum sroce_res_type {
+	SROCE_RES_PD,
+	SROCE_RES_CQ,
+	SROCE_RES_QP,
+	SROCE_RES_MR,
+	SROCE_RES_AH,
+	SROCE_NUM_RES
+};
+
+/**
+ * struct sroce_res_pool - how many objects of one type a device holds
+ * @used: objects alive
+ * @max: limit, fixed when the device is added; query_device reports it
+ */
+struct sroce_res_pool {
+	atomic_t used;
+	u32 max;
+};
+
 /**
  * struct sroce_cc_np_budget - the notification point's device-wide CNP
  *	budget (sroce_cc_np_budget_take() in sroce_cc.c)
@@ -172,6 +192,7 @@ struct sroce_cc_np_budget {
  * @cc: congestion control knobs (sroce_cc_knobs.c)
  * @cnp_budget: CNPs the notification point may still send in the
  *	current window, all QPs together (sroce_cc.c)
+ * @res: per-type object counts and limits (sroce_res_get())
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
  *	instead of sending it; same contract as sroce_net_xmit()
@@ -197,6 +218,7 @@ struct sroce_dev {
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct sroce_cc_params *cc;
 	struct sroce_cc_np_budget cnp_budget;
+	struct sroce_res_pool res[SROCE_NUM_RES];
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
 			  const struct sroce_av *av, struct sk_buff *skb);

@@ -38,6 +38,25 @@ MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RDMA_LINK("sroce");
 
+/*
+ * Object limits of devices added from now on, one per type (enum
+ * sroce_res_type); 0 means the most the device supports (SROCE_MAX_*),
+ * larger values are clamped to it.  Writable, so that a test can lower them
+ * before `rdma link add`; a device keeps the values it was added with.
+ */
+static unsigned int sroce_max_res[SROCE_NUM_RES];
+module_param_named(max_pd, sroce_max_res[SROCE_RES_PD], uint, 0644);
+MODULE_PARM_DESC(max_pd, "PDs per device, 1..65536; 0 (default): 65536");
+module_param_named(max_cq, sroce_max_res[SROCE_RES_CQ], uint, 0644);
+MODULE_PARM_DESC(max_cq, "CQs per device, 1..65536; 0 (default): 65536");
+module_param_named(max_qp, sroce_max_res[SROCE_RES_QP], uint, 0644);
+MODULE_PARM_DESC(max_qp,
+		 "QPs per device incl. the GSI QP, 1..65536; 0 (default): 65536");
+module_param_named(max_mr, sroce_max_res[SROCE_RES_MR], uint, 0644);
+MODULE_PARM_DESC(max_mr, "MRs per device, 1..262144; 0 (default): 262144");
+module_param_named(max_ah, sroce_max_res[SROCE_RES_AH], uint, 0644);
+MODULE_PARM_DESC(max_ah, "AHs per device, 1..65536; 0 (default): 65536");
+
 struct workqueue_struct *sroce_wq;
 
 static LIST_HEAD(sroce_dev_list);
@@ -301,6 +320,7 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, get_random_u32());
 	sroce_mr_dev_init(dev);
+	sroce_res_init(dev, sroce_max_res);
 	dev->port_state = IB_PORT_DOWN;
 	dev->mtu_cap = IB_MTU_256;
 
@@ -469,6 +489,8 @@ static void __exit sroce_exit(void)
 	sroce_unregister_all();
 	unregister_netdevice_notifier(&sroce_netdev_nb);
 	sroce_net_exit();
+	/* ring buffers still waiting for a grace period (sroce_queue.c) */
+	rcu_barrier();
 	destroy_workqueue(sroce_wq);
 	pr_info("unloaded\n");
 }

@@ -256,7 +256,7 @@ static int sroce_mr_build_pages(struct sroce_mr *mr)
 
 	mr->npages = ib_umem_num_pages(umem);
 	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
-				   GFP_KERNEL);
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages)
 		return -ENOMEM;
 

@@ -3,36 +3,50 @@
  * Rings shared with the provider (SQ, RQ, CQ), their mmap
  * entries, and the CQ producer.
  *
- * A ring is one vmalloc_user() buffer: struct sroce_queue_hdr, then a
- * power-of-two number of fixed-size slots (see sroce-abi.h).  For a user
- * context the buffer is exposed through an rdma_user_mmap_entry; the
- * provider maps it with mmap(MAP_SHARED) at the offset the create response
- * carries.  The buffer is freed in mmap_free, once the core drops the last
- * reference to the entry; pages still mapped by a process stay alive through
- * the page references remap_vmalloc_range() took, so a process that keeps a
- * mapping after destroy (or after the device went away) reads stale memory,
- * never freed memory.
+ * A ring is one virtually contiguous buffer (sroce_ring_alloc(): like
+ * vmalloc_user(), but a user ring is charged to the caller's memory
+ * cgroup): struct
+ * sroce_queue_hdr, then a power-of-two number of fixed-size slots (see
+ * sroce-abi.h).  Each buffer has a struct sroce_mmap_entry.  For a user
+ * context the buffer is exposed through the entry's rdma_user_mmap_entry;
+ * the provider maps it with mmap(MAP_SHARED) at the offset the create
+ * response carries.  The buffer is freed in mmap_free, once the core drops
+ * the last reference to the entry; pages still mapped by a process stay
+ * alive through the page references remap_vmalloc_range() took, so a
+ * process that keeps a mapping after destroy (or after the device went
+ * away) reads stale memory, never freed memory.
+ *
+ * Destroy clears q->hdr before the buffer goes, and the buffer is freed only
+ * after an RCU grace period, from sroce_wq (sroce_ring_free()):
+ * sroce_queue_used() (rdma resource dumps, which 6.1 cores before 6.1.190
+ * run concurrently with destroy) reads it under rcu_read_lock().
  */
 
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 /**
- * struct sroce_mmap_entry - a ring buffer offered to a user context
- * @rdma_entry: core entry (offset, length, references)
- * @buf: the vmalloc_user() buffer
+ * struct sroce_mmap_entry - a ring buffer, possibly offered to a user
+ *	context
+ * @rdma_entry: core entry (offset, length, references); inserted for user
+ *	rings only
+ * @buf: the sroce_ring_alloc() buffer
  * @size: bytes of @buf, page aligned
+ * @free_work: frees @buf and the entry after an RCU grace period
  */
 struct sroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	void *buf;
 	size_t size;
+	struct rcu_work free_work;
 };
 
 static struct sroce_mmap_entry *
@@ -41,24 +55,72 @@ to_sroce_mmap_entry(struct rdma_user_mmap_entry *entry)
 	return container_of(entry, struct sroce_mmap_entry, rdma_entry);
 }
 
+/*
+ * A zeroed buffer of @size bytes (page aligned) that remap_vmalloc_range()
+ * accepts, allocated with @gfp (GFP_KERNEL_ACCOUNT charges it to the
+ * caller's memory cgroup).  vmalloc_user() takes no GFP flags and
+ * __vmalloc_node_range() is not exported, so the pages are allocated here
+ * and vmap()ed with VM_USERMAP; with VM_MAP_PUT_PAGES, vfree() frees the
+ * pages and the array.
+ */
+static void *sroce_ring_alloc(size_t size, gfp_t gfp)
+{
+	unsigned int i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *buf;
+
+	pages = kvcalloc(n, sizeof(*pages), gfp);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		pages[i] = alloc_page(gfp | __GFP_ZERO);
+		if (!pages[i])
+			goto err;
+	}
+	buf = vmap(pages, n, VM_MAP | VM_USERMAP | VM_MAP_PUT_PAGES,
+		   PAGE_KERNEL);
+	if (buf)
+		return buf;
+err:
+	while (i--)
+		__free_page(pages[i]);
+	kvfree(pages);
+	return NULL;
+}
+
+static void sroce_ring_free_work(struct work_struct *work)
+{
+	struct sroce_mmap_entry *entry =
+		container_of(to_rcu_work(work), struct sroce_mmap_entry,
+			     free_work);
+
+	vfree(entry->buf);
+	kfree(entry);
+}
+
+/*
+ * Free a ring buffer and its entry once every RCU reader is done with it.
+ * The work runs in process context: vfree() from softirq would defer the
+ * free through a list node written into the buffer, which a process may
+ * still map.  Module exit waits for these with rcu_barrier() before it
+ * destroys sroce_wq.
+ */
+static void sroce_ring_free(struct sroce_mmap_entry *entry)
+{
+	INIT_RCU_WORK(&entry->free_work, sroce_ring_free_work);
+	queue_rcu_work(sroce_wq, &entry->free_work);
+}
+
 static int sroce_queue_expose(struct sroce_queue *q, struct ib_ucontext *uctx,
 			      struct sroce_mmap_info *mi)
 {
-	struct sroce_mmap_entry *entry;
+	struct sroce_mmap_entry *entry = q->ring;
 	int err;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
-	if (!entry)
-		return -ENOMEM;
-
-	entry->buf = q->hdr;
-	entry->size = q->buf_size;
 	err = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry,
 					  q->buf_size);
-	if (err) {
-		kfree(entry);
+	if (err)
 		return err;
-	}
 
 	q->mmap_entry = &entry->rdma_entry;
 	if (mi) {
@@ -82,7 +144,9 @@ static int sroce_queue_expose(struct sroce_queue *q, struct ib_ucontext *uctx,
  * @mi: filled with offset, size and slot count when @uctx is set; may be
  *	NULL for kernel rings
  *
- * The buffer is zeroed: both indices start at 0.
+ * The buffer is zeroed (both indices start at 0); a user ring is charged,
+ * like everything allocated on a user's behalf, to the caller's memory
+ * cgroup.
  * Context: process, may sleep.
  * Return: 0, -EINVAL for a bad @num or @slot_size, -ENOMEM.
  */
@@ -90,6 +154,7 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 		     u32 slot_size, struct ib_ucontext *uctx,
 		     struct sroce_mmap_info *mi)
 {
+	gfp_t gfp = uctx ? GFP_KERNEL_ACCOUNT : GFP_KERNEL;
 	size_t bytes;
 	int err;
 
@@ -102,25 +167,37 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 
 	memset(q, 0, sizeof(*q));
 	q->buf_size = PAGE_ALIGN(bytes);
-	q->hdr = vmalloc_user(q->buf_size);
-	if (!q->hdr)
+	q->ring = kzalloc(sizeof(*q->ring), gfp);
+	if (!q->ring)
 		return -ENOMEM;
+	q->hdr = sroce_ring_alloc(q->buf_size, gfp);
+	if (!q->hdr) {
+		err = -ENOMEM;
+		goto err_entry;
+	}
+	q->ring->buf = q->hdr;
+	q->ring->size = q->buf_size;
 	q->slots = (void *)q->hdr + SROCE_QUEUE_HDR_SIZE;
 	q->num = num;
 	q->slot_size = slot_size;
 
 	if (uctx) {
 		err = sroce_queue_expose(q, uctx, mi);
-		if (err) {
-			vfree(q->hdr);
-			q->hdr = NULL;
-			return err;
-		}
+		if (err)
+			goto err_buf;
 	}
 
 	ibdev_dbg(&dev->ib_dev, "queue %u x %u bytes%s\n", num, slot_size,
 		  uctx ? " (user)" : "");
 	return 0;
+
+err_buf:
+	vfree(q->hdr);
+	q->hdr = NULL;
+err_entry:
+	kfree(q->ring);
+	q->ring = NULL;
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
 
@@ -133,27 +210,53 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_queue_init);
  * still maps it, e.g. after the device was removed under it, sees the queue
  * is dead) and its mmap entry removed; the buffer itself is freed by
  * sroce_mmap_free() when the core drops the entry's last reference.  A
- * kernel ring is freed right away.
- * Context: process.
+ * kernel ring is freed after an RCU grace period (see the file comment).
+ * Context: process (any for a kernel ring).
  */
 void sroce_queue_cleanup(struct sroce_queue *q)
 {
+	struct sroce_queue_hdr *hdr = q->hdr;
+
+	/* From here on sroce_queue_used() no longer reaches the buffer. */
+	WRITE_ONCE(q->hdr, NULL);
+	q->slots = NULL;
 	if (q->mmap_entry) {
 		/*
 		 * A process may keep the ring mapped (device removal does not
 		 * unmap it): tell its provider the queue is dead.
 		 */
-		WRITE_ONCE(q->hdr->flags,
-			   READ_ONCE(q->hdr->flags) | SROCE_QUEUE_F_ERROR);
+		WRITE_ONCE(hdr->flags, READ_ONCE(hdr->flags) | SROCE_QUEUE_F_ERROR);
 		rdma_user_mmap_entry_remove(q->mmap_entry);
 		q->mmap_entry = NULL;
-	} else {
-		vfree(q->hdr);
+	} else if (q->ring) {
+		sroce_ring_free(q->ring);
 	}
-	q->hdr = NULL;
-	q->slots = NULL;
+	q->ring = NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_cleanup);
+
+/**
+ * sroce_queue_used() - ring occupancy as the shared indices say
+ * @q: any queue, possibly being cleaned up concurrently
+ *
+ * For display only (rdma resource dumps): user indices are not trusted.
+ * Context: any; safe against a concurrent sroce_queue_cleanup(), whose
+ * buffer is freed only after an RCU grace period.
+ * Return: producer minus consumer index, 0 for a cleaned up queue.
+ */
+u32 sroce_queue_used(const struct sroce_queue *q)
+{
+	const struct sroce_queue_hdr *hdr;
+	u32 used = 0;
+
+	rcu_read_lock();
+	hdr = READ_ONCE(q->hdr);
+	if (hdr)
+		used = READ_ONCE(hdr->producer) - READ_ONCE(hdr->consumer);
+	rcu_read_unlock();
+	return used;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_used);
 
 /**
  * sroce_mmap() - map a ring into a process (ib_device_ops.mmap)
@@ -186,15 +289,12 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
  *	(ib_device_ops.mmap_free)
  * @rdma_entry: the entry
  *
- * Context: process or any context the core drops the last entry
- * reference in; vfree() copes with both.
+ * The buffer goes after an RCU grace period (see the file comment).
+ * Context: any.
  */
 void sroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	struct sroce_mmap_entry *entry = to_sroce_mmap_entry(rdma_entry);
-
-	vfree(entry->buf);
-	kfree(entry);
+	sroce_ring_free(to_sroce_mmap_entry(rdma_entry));
 }
 
 /* Tell the CQ's owner that it lost a CQE (IBTA 11.6.2, CQ overrun). */

@@ -11,6 +11,7 @@
 #include <uapi/rdma/sroce-abi.h>
 
 struct sroce_dev;
+struct sroce_mmap_entry;
 
 /* ------------------------------------------------------------------ */
 /* Shared rings (sroce_queue.c)                                        */
@@ -19,7 +20,7 @@ struct sroce_dev;
 /**
  * struct sroce_queue - a ring of fixed-size slots, possibly mapped by the
  *	provider
- * @hdr: start of the vmalloc_user() buffer (indices)
+ * @hdr: start of the ring buffer (indices); NULL once cleaned up
  * @slots: first slot (hdr + SROCE_QUEUE_HDR_SIZE)
  * @num: slot count, a power of two
  * @slot_size: bytes per slot
@@ -27,6 +28,7 @@ struct sroce_dev;
  * @kidx: the kernel's own index, never read back from shared memory:
  *	the producer index of a CQ, the consumer index of an SQ or RQ
  * @mmap_entry: mmap entry when mapped by a user context, else NULL
+ * @ring: the buffer's descriptor (sroce_queue.c), which frees it
  */
 struct sroce_queue {
 	struct sroce_queue_hdr *hdr;
@@ -36,12 +38,14 @@ struct sroce_queue {
 	size_t buf_size;
 	u32 kidx;
 	struct rdma_user_mmap_entry *mmap_entry;
+	struct sroce_mmap_entry *ring;
 };
 
 int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 		     u32 slot_size, struct ib_ucontext *uctx,
 		     struct sroce_mmap_info *mi);
 void sroce_queue_cleanup(struct sroce_queue *q);
+u32 sroce_queue_used(const struct sroce_queue *q);
 
 static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 idx)
 {

@@ -18,6 +18,7 @@
 #include <linux/log2.h>
 #include <rdma/ib_mad.h>
 #include <rdma/restrack.h>
+#include <kunit/visibility.h>
 #include <uapi/rdma/rdma_netlink.h>
 
 #include "sroce.h"
@@ -65,6 +66,74 @@ static struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
 }
 
 /* ------------------------------------------------------------------ */
+/* Object limits                                                       */
+/* ------------------------------------------------------------------ */
+
+/* The most objects of each type a device can be given (query_device). */
+static const u32 sroce_res_cap[SROCE_NUM_RES] = {
+	[SROCE_RES_PD] = SROCE_MAX_PD,
+	[SROCE_RES_CQ] = SROCE_MAX_CQ,
+	[SROCE_RES_QP] = SROCE_MAX_QP,
+	[SROCE_RES_MR] = SROCE_MAX_MR,
+	[SROCE_RES_AH] = SROCE_MAX_AH,
+};
+
+/**
+ * sroce_res_init() - set a new device's object limits
+ * @dev: device, before registration (query_device reports the limits)
+ * @want: wanted limit per enum sroce_res_type, the max_* module
+ *	parameters: 0 means SROCE_MAX_*, larger values are clamped to it
+ *
+ * Context: any.
+ */
+void sroce_res_init(struct sroce_dev *dev, const unsigned int *want)
+{
+	unsigned int w;
+	int t;
+
+	for (t = 0; t < SROCE_NUM_RES; t++) {
+		w = READ_ONCE(want[t]);
+		atomic_set(&dev->res[t].used, 0);
+		dev->res[t].max = w ? min_t(u32, w, sroce_res_cap[t]) :
+				      sroce_res_cap[t];
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_init);
+
+/**
+ * sroce_res_get() - take one object slot of a device
+ * @dev: device
+ * @type: object type
+ *
+ * Every create verb takes a slot before it allocates anything, and gives it
+ * back with sroce_res_put() when it fails or the object is destroyed, so a
+ * device never holds more objects than query_device advertises.
+ * Context: any (an atomic counter; AHs may be created in atomic context).
+ * Return: 0, or -ENOMEM when the device holds its limit already (what
+ * rdma-core documents for exhausted resources).
+ */
+int sroce_res_get(struct sroce_dev *dev, enum sroce_res_type type)
+{
+	struct sroce_res_pool *p = &dev->res[type];
+
+	return atomic_add_unless(&p->used, 1, p->max) ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_get);
+
+/**
+ * sroce_res_put() - give back a slot taken by sroce_res_get()
+ * @dev: device
+ * @type: object type
+ *
+ * Context: any.
+ */
+void sroce_res_put(struct sroce_dev *dev, enum sroce_res_type type)
+{
+	WARN_ON_ONCE(atomic_dec_if_positive(&dev->res[type].used) < 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_res_put);
+
+/* ------------------------------------------------------------------ */
 /* Device and port                                                     */
 /* ------------------------------------------------------------------ */
 
@@ -81,6 +150,8 @@ static struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *uhw)
 {
+	struct sroce_dev *dev = to_sroce_dev(ibdev);
+
 	if (uhw && (uhw->inlen || uhw->outlen))
 		return -EINVAL;
 
@@ -89,22 +160,22 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
 	attr->vendor_id = 0;
-	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp = dev->res[SROCE_RES_QP].max;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
-	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cq = dev->res[SROCE_RES_CQ].max;
 	attr->max_cqe = SROCE_MAX_CQE;
-	attr->max_mr = SROCE_MAX_MR;
-	attr->max_pd = SROCE_MAX_PD;
+	attr->max_mr = dev->res[SROCE_RES_MR].max;
+	attr->max_pd = dev->res[SROCE_RES_PD].max;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = attr->max_qp * SROCE_MAX_RD_ATOMIC;
 	attr->atomic_cap = IB_ATOMIC_HCA;
-	attr->max_ah = SROCE_MAX_AH;
+	attr->max_ah = dev->res[SROCE_RES_AH].max;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 	return 0;
@@ -276,11 +347,16 @@ void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
  * @udata: user data; we answer nothing
  *
  * Context: process.
- * Return: 0, or -EINVAL for unknown driver input.
+ * Return: 0, -EINVAL for unknown driver input, -ENOMEM (max_pd reached).
  */
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return sroce_udata_in_ok(udata);
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return err;
+	return sroce_res_get(to_sroce_dev(ibpd->device), SROCE_RES_PD);
 }
 
 /**
@@ -293,6 +369,7 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  */
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	sroce_res_put(to_sroce_dev(ibpd->device), SROCE_RES_PD);
 	return 0;
 }
 
@@ -310,7 +387,7 @@ int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
  * Every AH, kernel or user, gets a number in dev->ah_xa: UD WQEs name it.
  * Context: process, or atomic without RDMA_CREATE_AH_SLEEPABLE.
  * Return: 0, -EINVAL (not RoCE, no GRH, wrong port, GID not ours, no room
- * for the response), -ENOMEM, -EFAULT.
+ * for the response), -ENOMEM (also: max_ah reached), -EFAULT.
  */
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata)
@@ -332,20 +409,27 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	err = sroce_av_from_attr(dev, &ah->av, attr);
 	if (err)
 		return err;
+	err = sroce_res_get(dev, SROCE_RES_AH);
+	if (err)
+		return err;
 	err = sroce_ah_alloc_num(dev, ah, init_attr->flags &
 					  RDMA_CREATE_AH_SLEEPABLE);
 	if (err)
-		return err;
+		goto err_put;
 
 	if (udata) {
 		resp.ah_num = ah->ah_num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err) {
-			sroce_ah_free_num(dev, ah);
-			return err;
-		}
+		if (err)
+			goto err_free;
 	}
 	return 0;
+
+err_free:
+	sroce_ah_free_num(dev, ah);
+err_put:
+	sroce_res_put(dev, SROCE_RES_AH);
+	return err;
 }
 
 /**
@@ -386,7 +470,10 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
  */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	sroce_ah_free_num(to_sroce_dev(ibah->device), to_sroce_ah(ibah));
+	struct sroce_dev *dev = to_sroce_dev(ibah->device);
+
+	sroce_ah_free_num(dev, to_sroce_ah(ibah));
+	sroce_res_put(dev, SROCE_RES_AH);
 	return 0;
 }
 
@@ -403,7 +490,8 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
  * The ring gets the next power of two of @attr->cqe slots, all usable; the
  * real size is reported in ibcq->cqe.
  * Context: process.
- * Return: 0, -EOPNOTSUPP (flags), -EINVAL, -ENOMEM, -EFAULT.
+ * Return: 0, -EOPNOTSUPP (flags), -EINVAL, -ENOMEM (also: max_cq reached),
+ * -EFAULT.
  */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
@@ -423,6 +511,10 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 
+	err = sroce_res_get(dev, SROCE_RES_CQ);
+	if (err)
+		return err;
+
 	spin_lock_init(&cq->lock);
 	cq->is_user = !!udata;
 	num = roundup_pow_of_two(attr->cqe);
@@ -430,17 +522,21 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			       sroce_udata_uctx(udata),
 			       udata ? &resp.mi : NULL);
 	if (err)
-		return err;
+		goto err_put;
 
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err) {
-			sroce_queue_cleanup(&cq->queue);
-			return err;
-		}
+		if (err)
+			goto err_cleanup;
 	}
 	ibcq->cqe = num;
 	return 0;
+
+err_cleanup:
+	sroce_queue_cleanup(&cq->queue);
+err_put:
+	sroce_res_put(dev, SROCE_RES_CQ);
+	return err;
 }
 
 /**
@@ -457,6 +553,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct sroce_cq *cq = to_sroce_cq(ibcq);
 
 	sroce_queue_cleanup(&cq->queue);
+	sroce_res_put(to_sroce_dev(ibcq->device), SROCE_RES_CQ);
 	return 0;
 }
 
@@ -609,21 +706,17 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 /* rdma resource: driver details                                       */
 /* ------------------------------------------------------------------ */
 
-/* Ring occupancy as the indices say (user indices are display only). */
-static u32 sroce_queue_used(const struct sroce_queue *q)
-{
-	if (!q->hdr)
-		return 0;
-	return READ_ONCE(q->hdr->producer) - READ_ONCE(q->hdr->consumer);
-}
-
 /**
  * sroce_fill_res_qp_entry() - driver details of a QP for `rdma resource`
  *	(ib_device_ops.fill_res_qp_entry)
  * @msg: netlink message
  * @ibqp: QP
  *
- * Context: process (nldev, under the restrack lock).
+ * Reads the ring indices through sroce_queue_used(), which copes with a
+ * concurrent destroy: cores without rdma_restrack_begin_del() (6.1 before
+ * 6.1.190) call destroy_qp before they wait for restrack readers, so a
+ * dump may run while the QP is being destroyed.
+ * Context: process (nldev dump, holding a restrack reference only).
  * Return: 0, or -EMSGSIZE.
  */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
@@ -656,7 +749,9 @@ err:
  * @msg: netlink message
  * @ibcq: CQ
  *
- * Context: process (nldev, under the restrack lock).
+ * Reads the ring indices through sroce_queue_used() (see
+ * sroce_fill_res_qp_entry()).
+ * Context: process (nldev dump, holding a restrack reference only).
  * Return: 0, or -EMSGSIZE.
  */
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
@@ -728,7 +823,8 @@ static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
  * @udata: user QPs are answered with struct sroce_create_qp_resp (rings)
  *
  * Context: process.
- * Return: 0, -EOPNOTSUPP, -EINVAL, -EBUSY (second GSI QP), -ENOMEM, -EFAULT.
+ * Return: 0, -EOPNOTSUPP, -EINVAL, -EBUSY (second GSI QP), -ENOMEM (also:
+ * max_qp reached), -EFAULT.
  */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
@@ -745,20 +841,28 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 
+	err = sroce_res_get(dev, SROCE_RES_QP);
+	if (err)
+		return err;
+
 	err = sroce_qp_init(dev, qp, init, sroce_udata_uctx(udata),
 			    udata ? &resp : NULL);
 	if (err)
-		return err;
+		goto err_put;
 
 	if (udata) {
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
 			sroce_qp_destroy(qp);
-			return err;
+			goto err_put;
 		}
 	}
 	sroce_qp_publish(qp);
 	return 0;
+
+err_put:
+	sroce_res_put(dev, SROCE_RES_QP);
+	return err;
 }
 
 /**
@@ -811,6 +915,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	sroce_qp_destroy(to_sroce_qp(ibqp));
+	sroce_res_put(to_sroce_dev(ibqp->device), SROCE_RES_QP);
 	return 0;
 }
 
@@ -1090,6 +1195,32 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 /* Memory regions                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A zeroed MR allocated with @gfp (GFP_KERNEL_ACCOUNT for a user's MR), with
+ * a device slot taken.
+ * Return: the MR, or ERR_PTR(-ENOMEM) (also when max_mr is reached).
+ */
+static struct sroce_mr *sroce_mr_alloc(struct sroce_dev *dev, gfp_t gfp)
+{
+	struct sroce_mr *mr;
+
+	if (sroce_res_get(dev, SROCE_RES_MR))
+		return ERR_PTR(-ENOMEM);
+	mr = kzalloc(sizeof(*mr), gfp);
+	if (!mr) {
+		sroce_res_put(dev, SROCE_RES_MR);
+		return ERR_PTR(-ENOMEM);
+	}
+	return mr;
+}
+
+/* Undo sroce_mr_alloc() for an MR that was never set up. */
+static void sroce_mr_free_unused(struct sroce_dev *dev, struct sroce_mr *mr)
+{
+	kfree(mr);
+	sroce_res_put(dev, SROCE_RES_MR);
+}
+
 /**
  * sroce_get_dma_mr() - MR over all kernel memory (ib_device_ops.get_dma_mr)
  * @ibpd: PD
@@ -1100,17 +1231,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
+	struct sroce_dev *dev = to_sroce_dev(ibpd->device);
 	struct sroce_mr *mr;
 	int err;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	mr = sroce_mr_alloc(dev, GFP_KERNEL);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 
-	err = sroce_mr_init_dma(to_sroce_dev(ibpd->device), mr,
-				to_sroce_pd(ibpd), access);
+	err = sroce_mr_init_dma(dev, mr, to_sroce_pd(ibpd), access);
 	if (err) {
-		kfree(mr);
+		sroce_mr_free_unused(dev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -1131,6 +1262,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
+	struct sroce_dev *dev = to_sroce_dev(ibpd->device);
 	struct sroce_mr *mr;
 	int err;
 
@@ -1138,15 +1270,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+	mr = sroce_mr_alloc(dev, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 
-	err = sroce_mr_init_user(to_sroce_dev(ibpd->device), mr,
-				 to_sroce_pd(ibpd), start, length, iova,
-				 access);
+	err = sroce_mr_init_user(dev, mr, to_sroce_pd(ibpd), start, length,
+				 iova, access);
 	if (err) {
-		kfree(mr);
+		sroce_mr_free_unused(dev, mr);
 		return ERR_PTR(err);
 	}
 	return &mr->ibmr;
@@ -1163,6 +1294,10 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	sroce_mr_destroy(to_sroce_mr(ibmr));
+	struct sroce_mr *mr = to_sroce_mr(ibmr);
+	struct sroce_dev *dev = mr->dev;
+
+	sroce_mr_destroy(mr);
+	sroce_res_put(dev, SROCE_RES_MR);
 	return 0;
 }

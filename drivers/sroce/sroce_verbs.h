@@ -42,6 +42,12 @@ static inline struct sroce_ucontext *to_sroce_uctx(struct ib_ucontext *uc)
 
 enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu);
 
+/* ---- sroce_verbs.c: object limits ---- */
+
+void sroce_res_init(struct sroce_dev *dev, const unsigned int *want);
+int sroce_res_get(struct sroce_dev *dev, enum sroce_res_type type);
+void sroce_res_put(struct sroce_dev *dev, enum sroce_res_type type);
+
 /* ---- sroce_verbs.c: ib_device_ops entry points ---- */
 
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
