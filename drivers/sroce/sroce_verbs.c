@@ -1066,6 +1066,21 @@ static int sroce_post_one_send(struct sroce_qp *qp,
 	return 0;
 }
 
+/*
+ * After a kernel post published its producer index: does the QP flush
+ * what is posted now?  Read again after the post, behind a full barrier,
+ * because the QP may have moved to ERR by itself since the post checked
+ * the state: sroce_qp_set_state() orders the state before the flush's
+ * reads of the producer indices, this orders the producer index before
+ * the read of the state, so a WQE posted across the move is flushed by
+ * one side or the other (IBTA 10.3.1.7).
+ */
+static bool sroce_post_sees_flush(struct sroce_qp *qp)
+{
+	smp_mb();	/* producer index before the state */
+	return sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH);
+}
+
 /**
  * sroce_post_send() - post send WRs (ib_device_ops.post_send)
  * @ibqp: QP
@@ -1114,7 +1129,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 
 	/* in ERR the doorbell flushes both queues even with nothing new */
-	if (posted || sroce_qp_state_can(state, SROCE_QPS_RQ_FLUSH))
+	if (posted || sroce_post_sees_flush(qp))
 		sroce_dp_doorbell(qp);
 	return err;
 }
@@ -1186,7 +1201,7 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 
-	if (sroce_qp_state_can(state, SROCE_QPS_RQ_FLUSH))
+	if (sroce_post_sees_flush(qp))
 		sroce_qp_schedule(qp);
 	return err;
 }
