@@ -150,7 +150,9 @@ struct sroce_av;
  * @cc: congestion control knobs (sroce_cc_knobs.c)
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
- *	instead of sending it; same contract as sroce_net_xmit()
+ *	instead of sending it; it consumes the packet and returns what
+ *	ip_local_out() would (NET_XMIT_* or a negative errno), which
+ *	sroce_net_xmit() reads as for a packet it sent
  */
 struct sroce_dev {
 	struct ib_device ib_dev;

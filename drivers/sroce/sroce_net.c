@@ -712,14 +712,24 @@ static struct sk_buff *sroce_net_prepare_skb(struct sroce_dev *dev,
 	return skb;
 }
 
+/*
+ * What ip_local_out() returned, as net_xmit_eval() reads it: NET_XMIT_CN
+ * means the packet was queued (the qdisc is congested, and may have
+ * dropped others), so it counts as sent, and as backpressure; only
+ * NET_XMIT_DROP and errors mean it was not sent.  Sending it again
+ * would put its PSN on the wire twice, and UD and UC would deliver the
+ * message twice.
+ */
 static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
 {
 	switch (err) {
+	case NET_XMIT_CN:
+		sroce_counter_inc(dev, SROCE_CNT_TX_BACKPRESSURE);
+		fallthrough;
 	case NET_XMIT_SUCCESS:
 		sroce_counter_inc(dev, SROCE_CNT_SENT_PKTS);
 		return 0;
 	case NET_XMIT_DROP:
-	case NET_XMIT_CN:
 	case -ENOBUFS:
 		sroce_counter_inc(dev, SROCE_CNT_TX_BACKPRESSURE);
 		return -EAGAIN;
@@ -747,8 +757,9 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
  * skb->priority comes from sroce_cc_skb_priority().  Consumes @skb in every case.
  *
  * Context: any (softirq or process); does not sleep.
- * Return: 0 when sent; -EAGAIN on backpressure (NET_XMIT_DROP,
- * NET_XMIT_CN or -ENOBUFS: retry the packet later, it is not lost);
+ * Return: 0 when sent (NET_XMIT_CN included: the packet was queued);
+ * -EAGAIN on backpressure (NET_XMIT_DROP or -ENOBUFS: retry the packet
+ * later, it is not lost);
  * -EHOSTUNREACH/-ENETUNREACH (no route), -ENOMEM, -EMSGSIZE or another
  * negative errno when the packet was dropped.
  */
@@ -766,7 +777,8 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	if (dev->kunit_xmit)
-		return dev->kunit_xmit(dev, qp, av, skb);
+		return sroce_net_xmit_result(dev, dev->kunit_xmit(dev, qp, av,
+								  skb));
 #endif
 	skb = sroce_net_prepare_skb(dev, skb);
 	if (!skb)
@@ -810,3 +822,4 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
 	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);
