@@ -27,9 +27,6 @@
 #include "sroce_qp.h"
 #include "sroce_resp.h"
 
-/* Queued responses beyond which new ones are dropped (peer retries). */
-#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
-
 /* struct sroce_resp_out.kind */
 enum sroce_resp_out_kind {
 	SROCE_OUT_ACK,		/* ACK, RNR NAK or NAK (opcode ACKNOWLEDGE) */
@@ -233,6 +230,10 @@ static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
+	/* every queued response may use one resource: busy cannot wrap */
+	BUILD_BUG_ON(SROCE_RESP_MAX_OUT >
+		     type_max(typeof(((struct sroce_resp_res *)0)->busy)));
+	sroce_dp_assert_resp_run(qp);
 	if (o->kind != SROCE_OUT_ACK)
 		resp->res[o->res].busy++;
 	list_add_tail(&o->list, &resp->out);
