@@ -109,6 +109,8 @@ struct sroce_resp_res {
  * @dest_qpn: remote QPN (RC) responses go to
  * @rnr_code: min_rnr_timer, the 5-bit RNR NAK timer code
  * @max_rd: max_dest_rd_atomic
+ * @av: the QP's path (RC): where responses go.  modify_qp rewrites
+ *	qp->av under qp->state_lock, so responses are built from this copy
  */
 struct sroce_resp_attr {
 	u16 caps;
@@ -118,6 +120,7 @@ struct sroce_resp_attr {
 	u32 dest_qpn;
 	u8 rnr_code;
 	u8 max_rd;
+	struct sroce_av av;
 };
 
 /**

@@ -82,8 +82,9 @@ static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
 	struct sk_buff *skb;
 	u8 pad = (-payload) & 3;
 
-	skb = sroce_net_alloc_skb(qp->dev, &qp->av, sroce_opcode[opcode].length,
-				  payload, &info);
+	sroce_dp_assert_resp_run(qp);
+	skb = sroce_net_alloc_skb(qp->dev, &resp->attr.av,
+				  sroce_opcode[opcode].length, payload, &info);
 	if (!skb)
 		return NULL;
 	info.qp = qp;
@@ -126,6 +127,7 @@ static void sroce_resp_set_aeth(u8 *hdr, u8 opcode, u8 syndrome, u32 msn)
 int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 			u32 psn, u32 msn, u64 orig)
 {
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_atmack *atmack;
 	struct sk_buff *skb;
 	u8 *hdr;
@@ -140,7 +142,7 @@ int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
 		atmack->orig = cpu_to_be64(orig);
 	}
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	return err == -EAGAIN ? -EAGAIN : 0;
 }
 
@@ -419,7 +421,7 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 	if (payload)
 		sroce_mr_copy(mr, o->va, hdr + sroce_opcode[opcode].length,
 			      payload, SROCE_FROM_MR);
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	if (err == -EAGAIN)
 		return -EAGAIN;
 	o->psn = sroce_psn_add(o->psn, 1);
