@@ -193,14 +193,15 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 	bool reset = false, new_psn = false;
+	u32 psn = 0, prod = 0;
 	unsigned long flags;
-	u32 psn = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	snd->caps = sroce_qp_state_caps_of(qp->state);
 	if (test_and_clear_bit(SROCE_SEND_F_MODIFIED, &snd->flags)) {
 		sroce_req_copy_attrs(qp);
 		reset = snd->pend_reset;
+		prod = snd->pend_reset_prod;
 		new_psn = snd->pend_psn;
 		psn = snd->pend_sq_psn;
 		snd->pend_reset = false;
@@ -209,7 +210,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (reset)
-		sroce_req_reset(qp);
+		sroce_req_reset(qp, prod);
 	if (new_psn)
 		sroce_req_set_psn(qp, psn);
 	if (!(snd->caps & SROCE_QPS_SQ_DRAIN))
@@ -380,14 +381,35 @@ int sroce_dp_init(struct sroce_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);
 
+/*
+ * The SQ producer index at a move to RESET, what the reset discards up
+ * to.  A kernel QP's posts are taken under sq_lock: a post_send is wholly
+ * before the move or wholly after it.  (A user QP's producer is only
+ * read: its WQEs are checked when they are fetched.)
+ */
+static u32 sroce_dp_sq_producer(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (!qp->sq.hdr)
+		return qp->sq.kidx;
+	if (qp->is_user)	/* pairs with the provider's release store */
+		return smp_load_acquire(&qp->sq.hdr->producer);
+	spin_lock(&qp->sq_lock);
+	prod = qp->sq.hdr->producer;
+	spin_unlock(&qp->sq_lock);
+	return prod;
+}
+
 /**
  * sroce_dp_modify() - tell the data path about a modify_qp
  * @qp: queue pair; qp->attr and qp->state already hold the new values
  * @mask: IB_QP_* attributes that changed
  * @old_state: state before the change
  *
- * Leaves the news for the next run: a move to RESET (discard posted WQEs,
- * clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
+ * Leaves the news for the next run: a move to RESET (discard the WQEs
+ * posted until now, clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
  * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...)
  * and what the new state allows (SQD stops new WQEs from starting; SQE
  * and ERR flush).  A move to RESET also returns the congestion control
@@ -404,6 +426,7 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	lockdep_assert_held(&qp->state_lock);
 	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
 		snd->pend_reset = true;
+		snd->pend_reset_prod = sroce_dp_sq_producer(qp);
 		snd->pend_psn = false;
 		sroce_cc_qp_reset(qp);
 	}
