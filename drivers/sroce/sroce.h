@@ -122,6 +122,7 @@ enum sroce_counter {
 	SROCE_CNT_CNP_RCVD,
 	SROCE_CNT_RATE_REDUCTIONS,
 	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
+	SROCE_CNT_RX_DROP_BACKLOG,	/* the QP's receive backlog was full */
 	SROCE_NUM_COUNTERS
 };
 

@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <rdma/ib_pack.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_mr.h"
@@ -188,6 +189,7 @@ void sroce_resp_out_clear(struct sroce_qp *qp)
 		resp->rd_mr = NULL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_out_clear);
 
 /**
  * sroce_resp_out_drop_from() - drop the queued responses from a PSN on
@@ -205,6 +207,7 @@ void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn)
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_out *o, *tmp;
 
+	sroce_dp_assert_resp_run(qp);
 	list_for_each_entry_safe_reverse(o, tmp, &resp->out, list) {
 		if (sroce_psn_diff(o->psn, psn) >= 0)
 			sroce_resp_out_free(qp, o);
@@ -329,6 +332,7 @@ int sroce_resp_queue_read(struct sroce_qp *qp, u16 res, u32 psn,
 	sroce_resp_out_add(qp, o);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_queue_read);
 
 /**
  * sroce_resp_queue_atomic() - queue the ATOMIC ACKNOWLEDGE of an atomic
@@ -473,6 +477,7 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget)
 	bool done;
 	int err;
 
+	sroce_dp_assert_resp_run(qp);
 	while (!list_empty(&resp->out)) {
 		if (budget-- <= 0)
 			return true;
