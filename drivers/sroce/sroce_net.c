@@ -783,10 +783,10 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb)
 {
 	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
-	struct net *net = dev_net(dev->ndev);
 	struct sroce_pkt_info pkt = {};
 	struct dst_entry *dst;
 	struct sroce_bth *bth;
+	struct net *net;
 	__le32 icrc;
 	u16 sport;
 	u8 tos;
@@ -804,6 +804,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	net = dev_net(dev->ndev);
 	bth = (struct sroce_bth *)skb->data;
 	pkt.hdr = skb->data;
 	pkt.paylen = skb->len;
