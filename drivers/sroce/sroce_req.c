@@ -1058,6 +1058,7 @@ void sroce_req_copy_attrs(struct sroce_qp *qp)
 	const struct ib_qp_attr *a = &qp->attr;
 	int mtu = qp->mtu;
 
+	sroce_dp_assert_run(qp);
 	lockdep_assert_held(&qp->state_lock);
 	if (sroce_qp_is_ud(qp))
 		mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
