@@ -48,9 +48,10 @@
  * @mr: DMA MRs, by enum sroce_fx_key
  * @buf: SROCE_FX_BUF_SIZE bytes all SGEs and RETH VAs point into
  * @tx: packets sent (private copies, BTH at skb->data)
- * @lock: protects @blocked and @pushback
+ * @lock: protects @blocked, @pushback and @congest
  * @blocked: every transmission is pushed back
  * @pushback: transmissions still to push back
+ * @congest: transmissions still to send with NET_XMIT_CN
  * @fatal: IB_EVENT_QP_FATAL events seen
  * @nsend: send WQEs posted so far
  * @nrecv: receive WQEs posted so far
@@ -70,9 +71,10 @@ struct sroce_fx {
 	struct ib_mr *mr[SROCE_FX_NUM_MR];
 	u8 *buf;
 	struct sk_buff_head tx;
-	spinlock_t lock;	/* @blocked, @pushback */
+	spinlock_t lock;	/* @blocked, @pushback, @congest */
 	bool blocked;
 	u32 pushback;
+	u32 congest;
 	atomic_t fatal;
 	u32 nsend;
 	u32 nrecv;
@@ -82,19 +84,25 @@ struct sroce_fx {
 /* The transmit hook and the receive side                              */
 /* ------------------------------------------------------------------ */
 
-/* sroce_dev.kunit_xmit: keep a copy of the packet, or push it back. */
+/*
+ * sroce_dev.kunit_xmit: keep a copy of the packet, or push it back; a
+ * kept packet may be reported as queued on a congested qdisc.
+ */
 static int sroce_fx_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 			 const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct sroce_fx *fx = container_of(dev, struct sroce_fx, dev);
 	struct sk_buff *copy = NULL;
 	unsigned long flags;
-	bool push;
+	bool push, cn;
 
 	spin_lock_irqsave(&fx->lock, flags);
 	push = fx->blocked || fx->pushback;
 	if (fx->pushback)
 		fx->pushback--;
+	cn = !push && fx->congest;
+	if (cn)
+		fx->congest--;
 	spin_unlock_irqrestore(&fx->lock, flags);
 	if (push) {
 		kfree_skb(skb);
@@ -105,7 +113,7 @@ static int sroce_fx_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		skb_queue_tail(&fx->tx, copy);
 	/* the original's destructor (requester packets) runs now */
 	consume_skb(skb);
-	return 0;
+	return cn ? NET_XMIT_CN : NET_XMIT_SUCCESS;
 }
 
 /*
@@ -769,6 +777,9 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 	}
 }
 
+static void sroce_fx_step_run(struct sroce_fx *fx,
+			      const struct sroce_fx_step *s, int i);
+
 /* Run step @i; the QP's work is settled afterwards. */
 static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 			  int i)
@@ -812,6 +823,16 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 		break;
 	case SROCE_FX_WAIT:
 		msleep(s->n);
+		break;
+	case SROCE_FX_CONGEST:
+		spin_lock_irq(&fx->lock);
+		fx->congest = s->n;
+		spin_unlock_irq(&fx->lock);
+		break;
+	case SROCE_FX_HOLD:
+	case SROCE_FX_RELEASE:
+	case SROCE_FX_REOPEN:
+		sroce_fx_step_run(fx, s, i);
 		break;
 	default:
 		sroce_fx_step_check(fx, s, i);
@@ -1048,6 +1069,42 @@ static int sroce_fx_to_rts(struct sroce_fx *fx)
 		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_MAX_QP_RD_ATOMIC;
 	return sroce_fx_modify(fx, &attr, mask);
+}
+
+/*
+ * HOLD takes the send side's RUNNING bit as a run on another CPU owns
+ * it: kicks, doorbells and the work leave the send side alone (they
+ * leave a KICK) until RELEASE gives it back and rings the doorbell.
+ * REOPEN takes the QP through RESET back to RTS with the case's
+ * attributes.
+ */
+static void sroce_fx_step_run(struct sroce_fx *fx,
+			      const struct sroce_fx_step *s, int i)
+{
+	unsigned long *flags = &fx->qp->dp.flags;
+	int err = 0;
+
+	switch (s->kind) {
+	case SROCE_FX_HOLD:
+		KUNIT_EXPECT_FALSE_MSG(fx->test,
+				       test_and_set_bit_lock(SROCE_DP_RUNNING,
+							     flags),
+				       "step %d: a run is in progress", i);
+		break;
+	case SROCE_FX_RELEASE:
+		clear_bit_unlock(SROCE_DP_RUNNING, flags);
+		sroce_dp_doorbell(fx->qp);
+		break;
+	default:
+		err = sroce_fx_modify(fx, &(struct ib_qp_attr){
+					.qp_state = IB_QPS_RESET },
+				      IB_QP_STATE);
+		err = err ?: sroce_fx_to_init(fx);
+		err = err ?: sroce_fx_to_rtr(fx);
+		err = err ?: sroce_fx_to_rts(fx);
+		KUNIT_EXPECT_EQ_MSG(fx->test, err, 0,
+				    "step %d: RESET to RTS", i);
+	}
 }
 
 static void sroce_fx_destroy(struct sroce_fx *fx)

@@ -100,6 +100,10 @@ enum sroce_fx_kind {
 	SROCE_FX_MEM_U64,	/* u64 at .buf is .a */
 	SROCE_FX_SET_U64,	/* store .a at .buf */
 	SROCE_FX_MR_VALID,	/* MR .key is valid (.n 1) or not (.n 0) */
+	SROCE_FX_CONGEST,	/* the next .n transmissions: NET_XMIT_CN */
+	SROCE_FX_HOLD,		/* a send-side run is in progress elsewhere */
+	SROCE_FX_RELEASE,	/* that run ends; ring the doorbell */
+	SROCE_FX_REOPEN,	/* modify_qp RESET, INIT, RTR, RTS (the case's) */
 };
 
 /**
@@ -123,7 +127,7 @@ enum sroce_fx_kind {
  * @buf: local buffer offset: SGE (POST_*), payload source (TX), checked
  *	bytes (MEM*, SET_U64)
  * @data: pattern offset of an RX payload and of MEM
- * @n: count (POST_RECV, TX_BURST, PUSHBACK, COUNT, FATAL), state
+ * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL), state
  *	(MODIFY, STATE), milliseconds (WAIT)
  * @imm: immediate data (host order), or the IETH R_Key of a sent
  *	SEND with Invalidate
@@ -247,6 +251,10 @@ void sroce_fx_run(struct kunit *test);
 #define FX_MEM_ORIG(...) { .kind = SROCE_FX_MEM_ORIG, __VA_ARGS__ }
 #define FX_MEM64(o, v)	{ .kind = SROCE_FX_MEM_U64, .buf = (o), .a = (v) }
 #define FX_SET64(o, v)	{ .kind = SROCE_FX_SET_U64, .buf = (o), .a = (v) }
+#define FX_CONGEST(v)	{ .kind = SROCE_FX_CONGEST, .n = (v) }
+#define FX_HOLD()	{ .kind = SROCE_FX_HOLD }
+#define FX_RELEASE()	{ .kind = SROCE_FX_RELEASE }
+#define FX_REOPEN()	{ .kind = SROCE_FX_REOPEN }
 
 /* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */
 #define FX_ACKED(p, m)	FX_TX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \

@@ -450,6 +450,62 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_RECV(.n = 1),
 			FX_RCQE_ERR(0x100, IB_WC_WR_FLUSH_ERR)),
 	},
+	/* ---- NET_XMIT_CN: the packet was queued, not dropped ---- */
+	{
+		.name = "ud_send_congested_sent_once",
+		.type = IB_QPT_UD,
+		.steps = FX_STEPS(FX_CONGEST(1),
+			FX_SEND(.op = IB_WR_SEND, .len = 8),
+			FX_TX(.op = OP_UD(SEND_ONLY), .psn = 0, .len = 8),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 8),
+			FX_WAIT(5),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_SENT_PKTS, 1),
+			FX_COUNT(SROCE_CNT_TX_BACKPRESSURE, 1)),
+	},
+	{
+		.name = "uc_write_congested_sent_once",
+		.type = IB_QPT_UC,
+		.steps = FX_STEPS(FX_CONGEST(1),
+			FX_SEND(.op = IB_WR_RDMA_WRITE, .len = 8, .off = 0x40),
+			FX_TX(.op = OP_UC(RDMA_WRITE_ONLY), .psn = 0, .len = 8,
+			      .dlen = 8, .off = 0x40),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 8),
+			FX_WAIT(5),
+			FX_NO_TX()),
+	},
+	/* ---- a move to RESET the send side has not run yet ---- */
+	{
+		/*
+		 * IBTA 10.3.1.1: RESET empties the SQ of what was posted
+		 * before it; a WQE posted after the QP went on to RTS is
+		 * sent even when the reset is only carried out now.
+		 */
+		.name = "ud_lazy_reset_keeps_later_wqe",
+		.type = IB_QPT_UD,
+		.steps = FX_STEPS(FX_HOLD(),
+			FX_SEND(.op = IB_WR_SEND, .len = 4),
+			FX_REOPEN(),
+			FX_SEND(.op = IB_WR_SEND, .len = 6),
+			FX_RELEASE(),
+			FX_TX(.op = OP_UD(SEND_ONLY), .psn = 0, .len = 6),
+			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 6)),
+	},
+	{
+		.name = "rc_lazy_reset_keeps_later_wqe",
+		.type = IB_QPT_RC,
+		.sq_psn = 100,
+		.steps = FX_STEPS(FX_HOLD(),
+			FX_SEND(.op = IB_WR_SEND, .len = 4),
+			FX_SEND(.op = IB_WR_SEND, .len = 5),
+			FX_REOPEN(),
+			FX_SEND(.op = IB_WR_SEND, .len = 6),
+			FX_RELEASE(),
+			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 100, .len = 6,
+			      .ackreq = true),
+			FX_RX_ACK(100),
+			FX_SCQE(.wr = 3, .wc_op = IB_WC_SEND, .len = 6)),
+	},
 };
 
 SROCE_FX_SUITE(sroce_req, sroce_req_cases);

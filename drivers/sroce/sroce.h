@@ -127,6 +127,7 @@ enum sroce_counter {
 	SROCE_CNT_RATE_REDUCTIONS,
 	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
 	SROCE_CNT_CNP_SUPPRESSED,	/* device-wide CNP budget spent */
+	SROCE_CNT_RX_DROP_BACKLOG,	/* the QP's receive backlog was full */
 	SROCE_NUM_COUNTERS
 };
 
@@ -195,7 +196,9 @@ struct sroce_cc_np_budget {
  * @res: per-type object counts and limits (sroce_res_get())
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
- *	instead of sending it; same contract as sroce_net_xmit()
+ *	instead of sending it; it consumes the packet and returns what
+ *	ip_local_out() would (NET_XMIT_* or a negative errno), which
+ *	sroce_net_xmit() reads as for a packet it sent
  */
 struct sroce_dev {
 	struct ib_device ib_dev;

@@ -40,6 +40,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_CNP_RCVD].name		= "cnp_rcvd",
 	[SROCE_CNT_RATE_REDUCTIONS].name	= "rate_reductions",
 	[SROCE_CNT_CNP_SUPPRESSED].name		= "cnp_suppressed",
+	[SROCE_CNT_RX_DROP_BACKLOG].name	= "rx_drop_backlog",
 };
 
 /**

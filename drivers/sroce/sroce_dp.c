@@ -93,10 +93,12 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
 	set_bit(kick, flags);
 	smp_mb__after_atomic();	/* KICK before reading RUNNING */
 	while (!test_and_set_bit_lock(running, flags)) {
+		lock_map_acquire_try(&qp->dp.run_map[side]);
 		clear_bit(kick, flags);
 		smp_mb__after_atomic();	/* kicks from now on are seen below */
 		more = resp ? sroce_dp_run_resp(qp, budget) :
 			      sroce_dp_run_send(qp, budget);
+		lock_map_release(&qp->dp.run_map[side]);
 		clear_bit_unlock(running, flags);
 		smp_mb__after_atomic();	/* RUNNING clear before reading KICK */
 		if (!more && !test_bit(kick, flags))
@@ -109,31 +111,94 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
 	/* the owner sees KICK after it clears RUNNING, and runs again */
 }
 
-/**
- * sroce_dp_rx_kick() - run one side of a QP's data path for received
- *	packets
- * @qp: queue pair; the caller holds a reference that outlives the call
- * @side: SROCE_DP_RESP after queueing a request on qp->dp.resp_rx,
- *	SROCE_DP_SEND after queueing a response on qp->rx_queue
- *
- * Runs that side inline, with the small budget of a run in softirq, when
- * no run of it is in progress, else kicks the run in progress; hands over
- * to the QP's work when the budget runs out or kicks keep coming.  The
- * receive path calls it when the queue was empty before its packet went
- * in: a non-empty queue already has a run due or in progress.
- * Context: softirq, or process context with IRQs enabled; does not sleep.
+/*
+ * Run one side of a QP's data path for received packets: inline, with
+ * the small budget of a run in softirq, when no run of it is in progress,
+ * else kick the run in progress; the work takes over when the budget runs
+ * out or kicks keep coming.  The caller holds a QP reference that
+ * outlives the call.
  */
-void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side)
+static void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side)
 {
 	sroce_dp_kick(qp, side, SROCE_DP_RX_INLINE_BUDGET);
 }
 
-/* Free every packet queued on @q and the QP reference each one held. */
-static void sroce_dp_purge_rx(struct sroce_qp *qp, struct sk_buff_head *q)
+static struct sk_buff_head *sroce_dp_rx_q(struct sroce_qp *qp,
+					  enum sroce_dp_side side)
+{
+	return side == SROCE_DP_RESP ? &qp->dp.resp_rx : &qp->rx_queue;
+}
+
+/**
+ * sroce_dp_rx_queue() - queue a received packet for one side of its QP
+ * @qp: destination queue pair
+ * @skb: checked packet; SROCE_PKT(skb)->qp is @qp and holds a reference,
+ *	which the run drops when it is done with the packet
+ * @side: SROCE_DP_RESP for a request, SROCE_DP_SEND for a response
+ *
+ * Queues @skb for @side unless that queue already holds
+ * SROCE_DP_RX_MAX_PKTS packets or SROCE_DP_RX_MAX_BYTES bytes (truesize):
+ * then the packet is dropped and counted in rx_drop_backlog, so a flood
+ * to one QPN cannot grow kernel memory without bound.  When the queue was
+ * empty, runs that side inline or kicks its run in progress
+ * (sroce_dp_rx_kick()): a non-empty queue means a run is due or in
+ * progress, and a run only stops early after requeueing itself.
+ * Context: softirq, or process context with IRQs enabled; does not sleep.
+ */
+void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
+		       enum sroce_dp_side side)
+{
+	struct sk_buff_head *q = sroce_dp_rx_q(qp, side);
+	unsigned int *bytes = &qp->dp.rx_bytes[side];
+	bool was_empty, full;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	was_empty = skb_queue_empty(q);
+	full = skb_queue_len(q) >= SROCE_DP_RX_MAX_PKTS ||
+	       skb->truesize > SROCE_DP_RX_MAX_BYTES - *bytes;
+	if (!full) {
+		__skb_queue_tail(q, skb);
+		*bytes += skb->truesize;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (full) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_BACKLOG);
+		kfree_skb(skb);
+		sroce_qp_put(qp);	/* the packet's reference */
+		return;
+	}
+	if (!was_empty)
+		return;
+	/* the run drops the packet's reference: keep the QP alive across it */
+	sroce_qp_get(qp);
+	sroce_dp_rx_kick(qp, side);
+	sroce_qp_put(qp);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_rx_queue);
+
+/* The oldest packet queued for @side, or NULL. */
+static struct sk_buff *sroce_dp_rx_dequeue(struct sroce_qp *qp,
+					   enum sroce_dp_side side)
+{
+	struct sk_buff_head *q = sroce_dp_rx_q(qp, side);
+	struct sk_buff *skb;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	skb = __skb_dequeue(q);
+	if (skb)
+		qp->dp.rx_bytes[side] -= skb->truesize;
+	spin_unlock_irqrestore(&q->lock, flags);
+	return skb;
+}
+
+/* Free every packet queued for @side and the QP reference each one held. */
+static void sroce_dp_purge_rx(struct sroce_qp *qp, enum sroce_dp_side side)
 {
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(q))) {
+	while ((skb = sroce_dp_rx_dequeue(qp, side))) {
 		kfree_skb(skb);
 		sroce_qp_put(qp);
 	}
@@ -150,7 +215,7 @@ static bool sroce_dp_rx_send(struct sroce_qp *qp, int budget)
 	int n;
 
 	for (n = 0; n < budget; n++) {
-		skb = skb_dequeue(&qp->rx_queue);
+		skb = sroce_dp_rx_dequeue(qp, SROCE_DP_SEND);
 		if (!skb)
 			return false;
 		if (SROCE_PKT(skb)->mask & SROCE_MASK_ACK)
@@ -173,7 +238,7 @@ static bool sroce_dp_rx_resp(struct sroce_qp *qp, int budget)
 	int n;
 
 	for (n = 0; n < budget; n++) {
-		skb = skb_dequeue(&qp->dp.resp_rx);
+		skb = sroce_dp_rx_dequeue(qp, SROCE_DP_RESP);
 		if (!skb)
 			return false;
 		sroce_resp_rcv(qp, skb);
@@ -193,14 +258,15 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 	bool reset = false, new_psn = false;
+	u32 psn = 0, prod = 0;
 	unsigned long flags;
-	u32 psn = 0;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	snd->caps = sroce_qp_state_caps_of(qp->state);
 	if (test_and_clear_bit(SROCE_SEND_F_MODIFIED, &snd->flags)) {
 		sroce_req_copy_attrs(qp);
 		reset = snd->pend_reset;
+		prod = snd->pend_reset_prod;
 		new_psn = snd->pend_psn;
 		psn = snd->pend_sq_psn;
 		snd->pend_reset = false;
@@ -209,7 +275,7 @@ static void sroce_dp_sync(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (reset)
-		sroce_req_reset(qp);
+		sroce_req_reset(qp, prod);
 	if (new_psn)
 		sroce_req_set_psn(qp, psn);
 	if (!(snd->caps & SROCE_QPS_SQ_DRAIN))
@@ -238,7 +304,7 @@ static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 
 	sroce_dp_assert_run(qp);
 	if (sroce_dp_stopped(qp)) {
-		sroce_dp_purge_rx(qp, &qp->rx_queue);
+		sroce_dp_purge_rx(qp, SROCE_DP_SEND);
 		return false;
 	}
 	sroce_dp_sync(qp);
@@ -284,7 +350,7 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 
 	sroce_dp_assert_resp_run(qp);
 	if (sroce_dp_stopped(qp)) {
-		sroce_dp_purge_rx(qp, &qp->dp.resp_rx);
+		sroce_dp_purge_rx(qp, SROCE_DP_RESP);
 		return false;
 	}
 	more = sroce_dp_rx_resp(qp, budget);
@@ -344,13 +410,15 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
 		sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_TX_INLINE_BUDGET);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_doorbell);
 
 /**
  * sroce_dp_init() - set up the data path of a new QP
  * @qp: QP whose type, queues (qp->sq, qp->rq) and CQs are set up; not yet
  *	published
  *
- * Initialises qp->work, qp->rx_queue, the run lock, the route cache, the
+ * Initialises qp->work, qp->rx_queue, the runs' lockdep maps, the route
+ * cache, the
  * send side (timers, SQ shadow array) and the responder
  * (sroce_resp_init()).  On failure
  * nothing needs undoing.
@@ -359,9 +427,16 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
  */
 int sroce_dp_init(struct sroce_qp *qp)
 {
+	static struct lock_class_key send_key, resp_key;
 	int err;
 
 	qp->dp.flags = 0;
+	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
+	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;
+	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dp_send_run",
+			 &send_key, 0);
+	lockdep_init_map(&qp->dp.run_map[SROCE_DP_RESP], "sroce_dp_resp_run",
+			 &resp_key, 0);
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
 		return err;
@@ -380,14 +455,35 @@ int sroce_dp_init(struct sroce_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);
 
+/*
+ * The SQ producer index at a move to RESET, what the reset discards up
+ * to.  A kernel QP's posts are taken under sq_lock: a post_send is wholly
+ * before the move or wholly after it.  (A user QP's producer is only
+ * read: its WQEs are checked when they are fetched.)
+ */
+static u32 sroce_dp_sq_producer(struct sroce_qp *qp)
+{
+	u32 prod;
+
+	lockdep_assert_held(&qp->state_lock);
+	if (!qp->sq.hdr)
+		return qp->sq.kidx;
+	if (qp->is_user)	/* pairs with the provider's release store */
+		return smp_load_acquire(&qp->sq.hdr->producer);
+	spin_lock(&qp->sq_lock);
+	prod = qp->sq.hdr->producer;
+	spin_unlock(&qp->sq_lock);
+	return prod;
+}
+
 /**
  * sroce_dp_modify() - tell the data path about a modify_qp
  * @qp: queue pair; qp->attr and qp->state already hold the new values
  * @mask: IB_QP_* attributes that changed
  * @old_state: state before the change
  *
- * Leaves the news for the next run: a move to RESET (discard posted WQEs,
- * clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
+ * Leaves the news for the next run: a move to RESET (discard the WQEs
+ * posted until now, clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
  * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...)
  * and what the new state allows (SQD stops new WQEs from starting; SQE
  * and ERR flush).  A move to RESET also returns the congestion control
@@ -404,6 +500,7 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	lockdep_assert_held(&qp->state_lock);
 	if ((mask & IB_QP_STATE) && qp->state == IB_QPS_RESET) {
 		snd->pend_reset = true;
+		snd->pend_reset_prod = sroce_dp_sq_producer(qp);
 		snd->pend_psn = false;
 		sroce_cc_qp_reset(qp);
 	}
@@ -416,12 +513,21 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 	sroce_qp_schedule(qp);
 }
 
-/* Wait until no run owns the RUNNING bit @bit (and none can take it). */
-static void sroce_dp_wait_run(struct sroce_qp *qp, int bit)
+/*
+ * Wait until no run of @side is in progress (and none can start: the
+ * caller set STOPPED).  For lockdep this takes the run's map as a lock:
+ * waiting for a run while holding a lock the run takes would hang.
+ */
+static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side)
 {
+	int bit = side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
+					  SROCE_DP_RUNNING;
+
+	lock_map_acquire(&qp->dp.run_map[side]);
 	while (test_and_set_bit_lock(bit, &qp->dp.flags))
 		usleep_range(20, 100);
 	clear_bit_unlock(bit, &qp->dp.flags);
+	lock_map_release(&qp->dp.run_map[side]);
 }
 
 static void sroce_dp_cancel_work(struct sroce_qp *qp)
@@ -448,8 +554,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 
 	set_bit(SROCE_SEND_F_STOPPED, &snd->flags);
 	/* runs in progress finish; later runs and timers see STOPPED */
-	sroce_dp_wait_run(qp, SROCE_DP_RUNNING);
-	sroce_dp_wait_run(qp, SROCE_DP_RESP_RUNNING);
+	sroce_dp_wait_run(qp, SROCE_DP_SEND);
+	sroce_dp_wait_run(qp, SROCE_DP_RESP);
 	sroce_dp_cancel_work(qp);
 	if (hrtimer_cancel(&qp->dp.resp_timer))
 		sroce_qp_put(qp);
@@ -461,8 +567,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 		sroce_qp_put(qp);
 	/* a timer that fired before it saw STOPPED may have queued the work */
 	sroce_dp_cancel_work(qp);
-	sroce_dp_purge_rx(qp, &qp->rx_queue);
-	sroce_dp_purge_rx(qp, &qp->dp.resp_rx);
+	sroce_dp_purge_rx(qp, SROCE_DP_SEND);
+	sroce_dp_purge_rx(qp, SROCE_DP_RESP);
 	sroce_resp_stop(qp);
 	sroce_req_cleanup(qp);
 	dst_cache_destroy(&qp->dst_cache);

@@ -13,6 +13,7 @@
 #include <linux/timer.h>
 #include <linux/bitops.h>
 #include <linux/bug.h>
+#include <linux/lockdep.h>
 
 #include "sroce_send.h"	/* struct sroce_send: requester + completer */
 #include "sroce_resp.h"	/* struct sroce_resp: responder */
@@ -54,12 +55,21 @@ enum sroce_dp_flag {
  *	CPUs' backlogs).  Runs do not sleep (GFP_ATOMIC).
  * @resp_rx: received requests waiting for the responder (responses wait
  *	in the QP's rx_queue for the send side)
+ * @rx_bytes: truesize of the packets queued for each side (by enum
+ *	sroce_dp_side: qp->rx_queue, @resp_rx), under that queue's lock;
+ *	with the queue length it bounds the backlog (sroce_dp_rx_queue())
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
  * @send: send-side state: requester and completer (sroce_req.c,
  *	sroce_comp.c), owned by the send side's RUNNING
  * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by
  *	RESP_RUNNING
+ * @run_map: lockdep's view of each side's RUNNING bit (by enum
+ *	sroce_dp_side): taken as a trylock with the bit, so lockdep sees
+ *	the locks a run takes (state_lock, CQ locks) nest inside it, and
+ *	sroce_dp_assert_run() / sroce_dp_assert_resp_run() check that the
+ *	caller is inside a run; destroy's wait for a run is an acquisition
+ *	(empty without CONFIG_LOCKDEP)
  *
  * @send and @resp are touched only by the owner of their side's RUNNING
  * bit or, where noted, under the QP's state_lock.
@@ -67,25 +77,37 @@ enum sroce_dp_flag {
 struct sroce_dp {
 	unsigned long flags;
 	struct sk_buff_head resp_rx;
+	unsigned int rx_bytes[2];
 	struct hrtimer resp_timer;
 	struct sroce_send send;
 	struct sroce_resp resp;
+	struct lockdep_map run_map[2];
 };
 
 /*
- * sroce_dp_assert_run() - the caller owns the QP's send side (RUNNING);
- * sroce_dp_assert_resp_run() - the caller owns its responder.
- * Checked when lockdep is enabled, as lockdep_assert_held() would be.
+ * Received packets one side of a QP may have queued (struct sroce_dp):
+ * beyond either bound, packets are dropped and counted in
+ * rx_drop_backlog, as a NIC drops when its ring is full; the peer
+ * retransmits (RC) or loses them (UC, UD).  A run takes SROCE_DP_BUDGET
+ * packets at a time, and a peer keeps at most its window of packets in
+ * flight (sroce's requester: SROCE_REQ_WINDOW PSNs, each a request or a
+ * READ response): 1024 packets are four such windows, more than a
+ * netdev backlog (netdev_max_backlog, 1000 by default) holds in total.
+ * The byte bound keeps jumbo packets to 4 MiB per queue.
  */
-#ifdef CONFIG_LOCKDEP
+#define SROCE_DP_RX_MAX_PKTS	1024
+#define SROCE_DP_RX_MAX_BYTES	(4U << 20)
+
+/*
+ * sroce_dp_assert_run() - the caller is inside a run of the QP's send
+ * side (owns RUNNING); sroce_dp_assert_resp_run() - inside a run of its
+ * responder.  Checked by lockdep (struct sroce_dp.run_map), as
+ * lockdep_assert_held() checks a lock; nothing without CONFIG_LOCKDEP.
+ */
 #define sroce_dp_assert_run(qp) \
-	WARN_ON_ONCE(!test_bit(SROCE_DP_RUNNING, &(qp)->dp.flags))
+	lockdep_assert(lock_is_held(&(qp)->dp.run_map[SROCE_DP_SEND]))
 #define sroce_dp_assert_resp_run(qp) \
-	WARN_ON_ONCE(!test_bit(SROCE_DP_RESP_RUNNING, &(qp)->dp.flags))
-#else
-#define sroce_dp_assert_run(qp) do { } while (0)
-#define sroce_dp_assert_resp_run(qp) do { } while (0)
-#endif
+	lockdep_assert(lock_is_held(&(qp)->dp.run_map[SROCE_DP_RESP]))
 
 /*
  * Set up the data path of a new QP, qp->work and qp->rx_queue included
@@ -113,11 +135,8 @@ void sroce_dp_stop(struct sroce_qp *qp);
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);
 
-/*
- * The receive path (sroce_recv.c) queued a packet on an empty RX queue of
- * @side: run that side inline or kick its run.
- */
-void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side);
+void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
+		       enum sroce_dp_side side);
 
 /*
  * Send doorbell: post_send calls it after publishing WQEs.  Runs the data

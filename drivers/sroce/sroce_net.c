@@ -600,6 +600,22 @@ static void sroce_net_cache_set(struct dst_cache *cache,
 }
 
 /*
+ * Does @live, an address of a QP's path, which modify_qp may be
+ * rewriting under its state_lock, equal @a?  Read word by word: a torn
+ * read can only fail to match, and then the route is looked up afresh.
+ */
+static bool sroce_net_addr_is(const struct in6_addr *live,
+			      const struct in6_addr *a)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(a->s6_addr32); i++)
+		if (READ_ONCE(live->s6_addr32[i]) != a->s6_addr32[i])
+			return false;
+	return true;
+}
+
+/*
  * Is @av the connected path of @qp (RC/UC requests and their responses),
  * whose route the QP caches?  UD paths change per WQE and CNPs go out at
  * their own DSCP: they are looked up every time.
@@ -610,8 +626,8 @@ static bool sroce_net_qp_path(const struct sroce_qp *qp,
 	if (!qp || (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC) ||
 	    opcode == IB_OPCODE_CNP)
 		return false;
-	return ipv6_addr_equal(&av->daddr, &qp->av.daddr) &&
-	       ipv6_addr_equal(&av->saddr, &qp->av.saddr);
+	return sroce_net_addr_is(&qp->av.daddr, &av->daddr) &&
+	       sroce_net_addr_is(&qp->av.saddr, &av->saddr);
 }
 
 /*
@@ -712,14 +728,24 @@ static struct sk_buff *sroce_net_prepare_skb(struct sroce_dev *dev,
 	return skb;
 }
 
+/*
+ * What ip_local_out() returned, as net_xmit_eval() reads it: NET_XMIT_CN
+ * means the packet was queued (the qdisc is congested, and may have
+ * dropped others), so it counts as sent, and as backpressure; only
+ * NET_XMIT_DROP and errors mean it was not sent.  Sending it again
+ * would put its PSN on the wire twice, and UD and UC would deliver the
+ * message twice.
+ */
 static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
 {
 	switch (err) {
+	case NET_XMIT_CN:
+		sroce_counter_inc(dev, SROCE_CNT_TX_BACKPRESSURE);
+		fallthrough;
 	case NET_XMIT_SUCCESS:
 		sroce_counter_inc(dev, SROCE_CNT_SENT_PKTS);
 		return 0;
 	case NET_XMIT_DROP:
-	case NET_XMIT_CN:
 	case -ENOBUFS:
 		sroce_counter_inc(dev, SROCE_CNT_TX_BACKPRESSURE);
 		return -EAGAIN;
@@ -747,8 +773,9 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
  * skb->priority comes from sroce_cc_skb_priority().  Consumes @skb in every case.
  *
  * Context: any (softirq or process); does not sleep.
- * Return: 0 when sent; -EAGAIN on backpressure (NET_XMIT_DROP,
- * NET_XMIT_CN or -ENOBUFS: retry the packet later, it is not lost);
+ * Return: 0 when sent (NET_XMIT_CN included: the packet was queued);
+ * -EAGAIN on backpressure (NET_XMIT_DROP or -ENOBUFS: retry the packet
+ * later, it is not lost);
  * -EHOSTUNREACH/-ENETUNREACH (no route), -ENOMEM, -EMSGSIZE or another
  * negative errno when the packet was dropped.
  */
@@ -756,17 +783,18 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb)
 {
 	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
-	struct net *net = dev_net(dev->ndev);
 	struct sroce_pkt_info pkt = {};
 	struct dst_entry *dst;
 	struct sroce_bth *bth;
+	struct net *net;
 	__le32 icrc;
 	u16 sport;
 	u8 tos;
 
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	if (dev->kunit_xmit)
-		return dev->kunit_xmit(dev, qp, av, skb);
+		return sroce_net_xmit_result(dev, dev->kunit_xmit(dev, qp, av,
+								  skb));
 #endif
 	skb = sroce_net_prepare_skb(dev, skb);
 	if (!skb)
@@ -776,6 +804,7 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	net = dev_net(dev->ndev);
 	bth = (struct sroce_bth *)skb->data;
 	pkt.hdr = skb->data;
 	pkt.paylen = skb->len;
@@ -810,3 +839,4 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
 	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);

@@ -18,7 +18,7 @@
  *      answered
  *   6. the QP's queues: requests for its responder, responses for its
  *      send side; a side whose queue was empty runs inline or is kicked
- *      (sroce_dp_rx_kick())
+ *      (sroce_dp_rx_queue())
  * A dropped packet counts once, in the rx_drop_* counter of the first
  * reason; one that passes the checks counts in rcvd_pkts.
  *
@@ -375,31 +375,17 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_recv_check);
  * sroce_rcv() - hand a checked packet to its QP's data path (step 6)
  * @skb: packet; SROCE_PKT(skb) is filled and its ->qp holds a reference
  *
- * Queues a request for the QP's responder, a response for its send side.
- * When that queue was empty, runs the side inline or kicks its run in
- * progress (sroce_dp_rx_kick()): a non-empty queue means a run is due or
- * in progress, and a run only stops early after requeueing itself.  The
+ * Queues a request for the QP's responder, a response for its send side
+ * (sroce_dp_rx_queue(), which bounds the queue and kicks the run).  The
  * packet keeps its QP reference until the run is done with it.
  * Context: softirq (or process context with IRQs enabled).
  */
 VISIBLE_IF_KUNIT void sroce_rcv(struct sk_buff *skb)
 {
-	struct sroce_qp *qp = SROCE_PKT(skb)->qp;
-	bool is_req = SROCE_PKT(skb)->mask & SROCE_MASK_REQ;
-	struct sk_buff_head *q = is_req ? &qp->dp.resp_rx : &qp->rx_queue;
-	unsigned long flags;
-	bool was_empty;
+	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 
-	spin_lock_irqsave(&q->lock, flags);
-	was_empty = skb_queue_empty(q);
-	__skb_queue_tail(q, skb);
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (!was_empty)
-		return;
-	/* the run drops the packet's reference: keep the QP alive across it */
-	sroce_qp_get(qp);
-	sroce_dp_rx_kick(qp, is_req ? SROCE_DP_RESP : SROCE_DP_SEND);
-	sroce_qp_put(qp);
+	sroce_dp_rx_queue(pkt->qp, skb, pkt->mask & SROCE_MASK_REQ ?
+			  SROCE_DP_RESP : SROCE_DP_SEND);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
 

@@ -1058,6 +1058,7 @@ void sroce_req_copy_attrs(struct sroce_qp *qp)
 	const struct ib_qp_attr *a = &qp->attr;
 	int mtu = qp->mtu;
 
+	sroce_dp_assert_run(qp);
 	lockdep_assert_held(&qp->state_lock);
 	if (sroce_qp_is_ud(qp))
 		mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
@@ -1097,25 +1098,27 @@ void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
 /**
  * sroce_req_reset() - return the send side to its RESET state
  * @qp: queue pair
+ * @prod: the SQ producer index when the QP moved to RESET
+ *	(sroce_dp_modify())
  *
- * Discards every posted WQE without completion (IBTA 10.3.1.1: RESET
- * empties the queues), advancing the SQ consumer index to the producer's,
- * and clears the PSNs, counters and waits.  Pending timers stay; when they
- * fire they find nothing to do.
+ * Discards the WQEs posted before the move to RESET without completion
+ * (IBTA 10.3.1.1: RESET empties the queues), advancing the SQ consumer
+ * index to @prod, and clears the PSNs, counters and waits.  The reset
+ * runs later than the move: WQEs posted after the QP went on to RTS are
+ * not touched.  Pending timers stay; when they fire they find nothing to
+ * do.
  * Context: data path run (owns the QP's RUNNING bit).
  */
-void sroce_req_reset(struct sroce_qp *qp)
+void sroce_req_reset(struct sroce_qp *qp, u32 prod)
 {
 	struct sroce_send *snd = &qp->dp.send;
-	int n;
+	u32 n = prod - qp->sq.kidx;
 
 	sroce_dp_assert_run(qp);
 	sroce_req_release_cursors(snd);
-	if (snd->wqes && !snd->sq_broken) {
-		n = sroce_queue_count(&qp->sq);
-		if (n > 0)
-			sroce_queue_consume(&qp->sq, n);
-	}
+	/* a hostile user producer may be anywhere: then nothing is taken */
+	if (snd->wqes && !snd->sq_broken && n <= qp->sq.num)
+		sroce_queue_consume(&qp->sq, n);
 	snd->fetch_idx = qp->sq.kidx;
 	snd->send_idx = qp->sq.kidx;
 	snd->issued_idx = qp->sq.kidx;

@@ -193,6 +193,7 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 	a->dest_qpn = qp->attr.dest_qp_num & SROCE_QPN_MASK;
 	a->rnr_code = qp->attr.min_rnr_timer & SROCE_AETH_VAL_MASK;
 	a->max_rd = qp->type == IB_QPT_RC ? qp->attr.max_dest_rd_atomic : 0;
+	a->av = qp->av;
 	reset = resp->pend_reset;
 	set_psn = resp->pend_psn;
 	psn = resp->pend_psn_val;

@@ -20,10 +20,17 @@
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
 
+#include "sroce_av.h"
 #include "sroce_hdr.h"
 #include "sroce_mr.h"
 
 struct sroce_qp;
+
+/*
+ * Queued responses beyond which new ones are dropped (the peer retries);
+ * sroce_resp_res.busy counts up to this many.
+ */
+#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
 
 /* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
 #define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
@@ -69,7 +76,8 @@ enum sroce_resp_res_type {
  * struct sroce_resp_res - a responder resource: one RDMA READ or atomic
  *	request remembered to answer its duplicates (IBTA 9.7.5.1.3, 9.7.5.1.5)
  * @type: enum sroce_resp_res_type
- * @busy: queued responses that still use this resource
+ * @busy: queued responses that still use this resource; at most the
+ *	length of the response queue (SROCE_RESP_MAX_OUT, more than 255)
  * @first_psn: PSN of the request
  * @last_psn: PSN of its last response packet
  * @va: READ: first byte requested
@@ -79,7 +87,7 @@ enum sroce_resp_res_type {
  */
 struct sroce_resp_res {
 	u8 type;
-	u8 busy;
+	u16 busy;
 	u32 first_psn;
 	u32 last_psn;
 	u64 va;
@@ -101,6 +109,8 @@ struct sroce_resp_res {
  * @dest_qpn: remote QPN (RC) responses go to
  * @rnr_code: min_rnr_timer, the 5-bit RNR NAK timer code
  * @max_rd: max_dest_rd_atomic
+ * @av: the QP's path (RC): where responses go.  modify_qp rewrites
+ *	qp->av under qp->state_lock, so responses are built from this copy
  */
 struct sroce_resp_attr {
 	u16 caps;
@@ -110,6 +120,7 @@ struct sroce_resp_attr {
 	u32 dest_qpn;
 	u8 rnr_code;
 	u8 max_rd;
+	struct sroce_av av;
 };
 
 /**

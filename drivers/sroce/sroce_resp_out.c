@@ -20,15 +20,13 @@
 #include <linux/list.h>
 #include <linux/slab.h>
 #include <rdma/ib_pack.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_mr.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_resp.h"
-
-/* Queued responses beyond which new ones are dropped (peer retries). */
-#define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
 
 /* struct sroce_resp_out.kind */
 enum sroce_resp_out_kind {
@@ -85,8 +83,9 @@ static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
 	struct sk_buff *skb;
 	u8 pad = (-payload) & 3;
 
-	skb = sroce_net_alloc_skb(qp->dev, &qp->av, sroce_opcode[opcode].length,
-				  payload, &info);
+	sroce_dp_assert_resp_run(qp);
+	skb = sroce_net_alloc_skb(qp->dev, &resp->attr.av,
+				  sroce_opcode[opcode].length, payload, &info);
 	if (!skb)
 		return NULL;
 	info.qp = qp;
@@ -129,6 +128,7 @@ static void sroce_resp_set_aeth(u8 *hdr, u8 opcode, u8 syndrome, u32 msn)
 int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 			u32 psn, u32 msn, u64 orig)
 {
+	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_atmack *atmack;
 	struct sk_buff *skb;
 	u8 *hdr;
@@ -143,7 +143,7 @@ int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
 		atmack->orig = cpu_to_be64(orig);
 	}
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	return err == -EAGAIN ? -EAGAIN : 0;
 }
 
@@ -189,6 +189,7 @@ void sroce_resp_out_clear(struct sroce_qp *qp)
 		resp->rd_mr = NULL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_out_clear);
 
 /**
  * sroce_resp_out_drop_from() - drop the queued responses from a PSN on
@@ -206,6 +207,7 @@ void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn)
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_out *o, *tmp;
 
+	sroce_dp_assert_resp_run(qp);
 	list_for_each_entry_safe_reverse(o, tmp, &resp->out, list) {
 		if (sroce_psn_diff(o->psn, psn) >= 0)
 			sroce_resp_out_free(qp, o);
@@ -233,6 +235,10 @@ static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
+	/* every queued response may use one resource: busy cannot wrap */
+	BUILD_BUG_ON(SROCE_RESP_MAX_OUT >
+		     type_max(typeof(((struct sroce_resp_res *)0)->busy)));
+	sroce_dp_assert_resp_run(qp);
 	if (o->kind != SROCE_OUT_ACK)
 		resp->res[o->res].busy++;
 	list_add_tail(&o->list, &resp->out);
@@ -326,6 +332,7 @@ int sroce_resp_queue_read(struct sroce_qp *qp, u16 res, u32 psn,
 	sroce_resp_out_add(qp, o);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_resp_queue_read);
 
 /**
  * sroce_resp_queue_atomic() - queue the ATOMIC ACKNOWLEDGE of an atomic
@@ -420,7 +427,7 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 		kfree_skb(skb);
 		return -EACCES;
 	}
-	err = sroce_net_xmit(qp->dev, qp, &qp->av, skb);
+	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	if (err == -EAGAIN)
 		return -EAGAIN;
 	o->psn = sroce_psn_add(o->psn, 1);
@@ -472,6 +479,7 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget)
 	bool done;
 	int err;
 
+	sroce_dp_assert_resp_run(qp);
 	while (!list_empty(&resp->out)) {
 		if (budget-- <= 0)
 			return true;

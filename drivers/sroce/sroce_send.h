@@ -158,6 +158,9 @@ struct sroce_req_wqe {
  * @tx_timer: pause after backpressure; holds a QP reference while queued
  * @flags: enum sroce_send_flag bits (atomic bit operations)
  * @pend_reset: the QP went to RESET (under qp->state_lock)
+ * @pend_reset_prod: SQ producer index when it did: the reset discards
+ *	the WQEs before it, not those posted after the QP left RESET
+ *	(under qp->state_lock)
  * @pend_psn: @pend_sq_psn is new (under qp->state_lock)
  * @pend_sq_psn: sq_psn from modify_qp (under qp->state_lock)
  * @caps: what the QP state allows (enum sroce_qps_cap), taken from
@@ -217,6 +220,7 @@ struct sroce_send {
 	bool pend_reset;
 	bool pend_psn;
 	u32 pend_sq_psn;
+	u32 pend_reset_prod;
 
 	u16 caps;
 	struct sroce_av av;
@@ -290,7 +294,7 @@ static inline u32 sroce_req_chunk_last(const struct sroce_req_wqe *w, u32 psn)
 /* ---- sroce_req.c ---- */
 int sroce_req_init(struct sroce_qp *qp);
 void sroce_req_cleanup(struct sroce_qp *qp);
-void sroce_req_reset(struct sroce_qp *qp);
+void sroce_req_reset(struct sroce_qp *qp, u32 prod);
 void sroce_req_copy_attrs(struct sroce_qp *qp);
 void sroce_req_set_psn(struct sroce_qp *qp, u32 psn);
 bool sroce_req_run(struct sroce_qp *qp, int budget);

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of the data path's bounds and transmit results, on a bare
+ * QP (no device registered, no network):
+ *
+ * sroce_dp_backlog: sroce_dp_rx_queue() keeps each side's receive queue
+ *	within SROCE_DP_RX_MAX_PKTS packets and SROCE_DP_RX_MAX_BYTES bytes
+ *	while a run elsewhere owns the side (as under a flood), and counts
+ *	what it drops in rx_drop_backlog.
+ * sroce_dp_xmit_result: sroce_net_xmit() reads what the network returned
+ *	as net_xmit_eval() does: NET_XMIT_CN is sent, NET_XMIT_DROP is not.
+ * sroce_resp_busy: a responder resource used by more than 255 queued
+ *	READ responses counts them all (sroce_resp_out.c).
+ */
+#include <kunit/test.h>
+#include <linux/lockdep.h>
+#include <linux/skbuff.h>
+#include <linux/netdevice.h>
+
+#include "sroce.h"
+#include "sroce_net.h"
+#include "sroce_qp.h"
+#include "sroce_recv.h"
+
+/*
+ * A QP with only what the receive queues and the response queue use.
+ * A run of either side is "in progress elsewhere" when @held: packets
+ * stay queued.  The lockdep maps are taken as a run takes them.
+ */
+static struct sroce_qp *sroce_dpk_qp(struct kunit *test)
+{
+	static struct lock_class_key key;
+	struct sroce_dev *dev;
+	struct sroce_qp *qp;
+
+	dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->dev = dev;
+	qp->type = IB_QPT_RC;
+	kref_init(&qp->ref);
+	skb_queue_head_init(&qp->rx_queue);
+	skb_queue_head_init(&qp->dp.resp_rx);
+	INIT_LIST_HEAD(&qp->dp.resp.out);
+	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dpk_send",
+			 &key, 0);
+	lockdep_init_map(&qp->dp.run_map[SROCE_DP_RESP], "sroce_dpk_resp",
+			 &key, 0);
+	return qp;
+}
+
+/* ---- sroce_dp_backlog ---- */
+
+struct sroce_dpk_backlog_case {
+	const char *name;
+	enum sroce_dp_side side;
+	u32 n;			/* packets delivered */
+	u32 size;		/* bytes of each packet's buffer */
+	u32 queued;		/* packets expected queued, 0: by bytes */
+};
+
+static const struct sroce_dpk_backlog_case sroce_dpk_backlog_cases[] = {
+	{ .name = "req_below_cap", .side = SROCE_DP_RESP, .n = 100,
+	  .size = 64, .queued = 100 },
+	{ .name = "req_flood_packets", .side = SROCE_DP_RESP, .n = 1500,
+	  .size = 64, .queued = SROCE_DP_RX_MAX_PKTS },
+	{ .name = "resp_flood_packets", .side = SROCE_DP_SEND, .n = 1100,
+	  .size = 64, .queued = SROCE_DP_RX_MAX_PKTS },
+	{ .name = "req_flood_bytes", .side = SROCE_DP_RESP, .n = 600,
+	  .size = 16384 },
+	{ .name = "resp_flood_bytes", .side = SROCE_DP_SEND, .n = 600,
+	  .size = 16384 },
+};
+
+static void sroce_dpk_backlog_desc(const struct sroce_dpk_backlog_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_backlog, sroce_dpk_backlog_cases,
+		  sroce_dpk_backlog_desc);
+
+static struct sk_buff *sroce_dpk_pkt(struct kunit *test, struct sroce_qp *qp,
+				     const struct sroce_dpk_backlog_case *c)
+{
+	struct sk_buff *skb = alloc_skb(c->size, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put(skb, c->size);
+	memset(SROCE_PKT(skb), 0, sizeof(struct sroce_pkt_info));
+	SROCE_PKT(skb)->qp = qp;
+	SROCE_PKT(skb)->mask = c->side == SROCE_DP_RESP ? SROCE_MASK_REQ :
+							   SROCE_MASK_ACK;
+	sroce_qp_get(qp);	/* the reference of the packet's lookup */
+	return skb;
+}
+
+static void sroce_dpk_backlog_test(struct kunit *test)
+{
+	const struct sroce_dpk_backlog_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sk_buff_head *q = c->side == SROCE_DP_RESP ? &qp->dp.resp_rx :
+							    &qp->rx_queue;
+	unsigned int bytes = 0;
+	struct sk_buff *skb;
+	u32 i, len;
+	s64 drops;
+
+	/* a run on another CPU owns both sides: nothing is taken off */
+	set_bit(SROCE_DP_RUNNING, &qp->dp.flags);
+	set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	for (i = 0; i < c->n; i++)
+		sroce_dp_rx_queue(qp, sroce_dpk_pkt(test, qp, c), c->side);
+
+	len = skb_queue_len(q);
+	drops = atomic64_read(&qp->dev->counters[SROCE_CNT_RX_DROP_BACKLOG]);
+	skb_queue_walk(q, skb)
+		bytes += skb->truesize;
+	if (c->queued)
+		KUNIT_EXPECT_EQ(test, len, c->queued);
+	else
+		KUNIT_EXPECT_LT(test, len, c->n);
+	KUNIT_EXPECT_LE(test, len, SROCE_DP_RX_MAX_PKTS);
+	KUNIT_EXPECT_LE(test, bytes, SROCE_DP_RX_MAX_BYTES);
+	KUNIT_EXPECT_EQ(test, qp->dp.rx_bytes[c->side], bytes);
+	KUNIT_EXPECT_EQ(test, drops, (s64)(c->n - len));
+	/* a dropped packet gave its QP reference back */
+	KUNIT_EXPECT_EQ(test, kref_read(&qp->ref), 1 + len);
+
+	while ((skb = skb_dequeue(q))) {
+		kfree_skb(skb);
+		sroce_qp_put(qp);
+	}
+}
+
+static struct kunit_case sroce_dpk_backlog_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_backlog_test, sroce_dpk_backlog_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_backlog_suite = {
+	.name = "sroce_dp_backlog",
+	.test_cases = sroce_dpk_backlog_test_cases,
+};
+
+/* ---- sroce_dp_xmit_result ---- */
+
+struct sroce_dpk_xmit_case {
+	const char *name;
+	int net;		/* what the network returned */
+	int ret;		/* sroce_net_xmit() */
+	u32 sent;		/* sent_pkts */
+	u32 backpressure;	/* tx_backpressure */
+};
+
+static const struct sroce_dpk_xmit_case sroce_dpk_xmit_cases[] = {
+	{ .name = "success", .net = NET_XMIT_SUCCESS, .ret = 0, .sent = 1 },
+	{ .name = "congested_is_sent", .net = NET_XMIT_CN, .ret = 0,
+	  .sent = 1, .backpressure = 1 },
+	{ .name = "dropped", .net = NET_XMIT_DROP, .ret = -EAGAIN,
+	  .backpressure = 1 },
+	{ .name = "enobufs", .net = -ENOBUFS, .ret = -EAGAIN,
+	  .backpressure = 1 },
+	{ .name = "no_route", .net = -EHOSTUNREACH, .ret = -EHOSTUNREACH },
+};
+
+static void sroce_dpk_xmit_desc(const struct sroce_dpk_xmit_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_xmit, sroce_dpk_xmit_cases, sroce_dpk_xmit_desc);
+
+static int sroce_dpk_xmit_ret;
+
+static int sroce_dpk_xmit_hook(struct sroce_dev *dev, struct sroce_qp *qp,
+			       const struct sroce_av *av, struct sk_buff *skb)
+{
+	kfree_skb(skb);
+	return sroce_dpk_xmit_ret;
+}
+
+static void sroce_dpk_xmit_test(struct kunit *test)
+{
+	const struct sroce_dpk_xmit_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sroce_dev *dev = qp->dev;
+	struct sroce_av av = { .network_type = RDMA_NETWORK_IPV4 };
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	dev->kunit_xmit = sroce_dpk_xmit_hook;
+	sroce_dpk_xmit_ret = c->net;
+	KUNIT_EXPECT_EQ(test, sroce_net_xmit(dev, qp, &av, skb), c->ret);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&dev->counters[SROCE_CNT_SENT_PKTS]),
+			(s64)c->sent);
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&dev->counters[SROCE_CNT_TX_BACKPRESSURE]),
+			(s64)c->backpressure);
+}
+
+static struct kunit_case sroce_dpk_xmit_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_xmit_test, sroce_dpk_xmit_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_xmit_suite = {
+	.name = "sroce_dp_xmit_result",
+	.test_cases = sroce_dpk_xmit_test_cases,
+};
+
+/* ---- sroce_resp_busy ---- */
+
+struct sroce_dpk_busy_case {
+	const char *name;
+	u32 n;			/* duplicate READs queued on one resource */
+	bool full;		/* the last one finds the queue full */
+};
+
+static const struct sroce_dpk_busy_case sroce_dpk_busy_cases[] = {
+	{ .name = "one", .n = 1 },
+	{ .name = "255", .n = 255 },
+	{ .name = "256", .n = 256 },
+	{ .name = "queue_full", .n = SROCE_RESP_MAX_OUT },
+	{ .name = "beyond_queue", .n = SROCE_RESP_MAX_OUT + 1, .full = true },
+};
+
+static void sroce_dpk_busy_desc(const struct sroce_dpk_busy_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_busy, sroce_dpk_busy_cases, sroce_dpk_busy_desc);
+
+static void sroce_dpk_busy_test(struct kunit *test)
+{
+	const struct sroce_dpk_busy_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	u32 i, queued = 0;
+	int err;
+
+	resp->attr.mtu = 256;
+	resp->res = kunit_kcalloc(test, 1, sizeof(*resp->res), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, resp->res);
+	resp->res_cap = 1;
+	resp->res[0].type = SROCE_RES_READ;
+	resp->res[0].length = 1024 * 256;
+
+	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
+	/* a duplicate READ from each later PSN of the original's range */
+	for (i = 0; i < c->n; i++) {
+		err = sroce_resp_queue_read(qp, 0, i, 0, 0x1000 + i * 256,
+					    (1024 - i) * 256);
+		if (!err)
+			queued++;
+		KUNIT_EXPECT_EQ(test, err, c->full && i + 1 == c->n ?
+				-ENOBUFS : 0);
+	}
+	KUNIT_EXPECT_EQ(test, (u32)resp->res[0].busy, queued);
+	KUNIT_EXPECT_EQ(test, resp->out_len, queued);
+	sroce_resp_out_clear(qp);
+	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
+	KUNIT_EXPECT_EQ(test, (u32)resp->res[0].busy, 0U);
+	KUNIT_EXPECT_EQ(test, resp->out_len, 0U);
+}
+
+static struct kunit_case sroce_dpk_busy_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_busy_test, sroce_dpk_busy_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_busy_suite = {
+	.name = "sroce_resp_busy",
+	.test_cases = sroce_dpk_busy_test_cases,
+};
+
+kunit_test_suites(&sroce_dpk_backlog_suite, &sroce_dpk_xmit_suite,
+		  &sroce_dpk_busy_suite);
