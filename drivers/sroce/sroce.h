@@ -122,6 +122,9 @@ enum sroce_counter {
 	SROCE_CNT_CNP_RCVD,
 	SROCE_CNT_RATE_REDUCTIONS,
 	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
+	SROCE_CNT_LOSS_REWINDS,		/* go-back-N for a loss episode */
+	SROCE_CNT_RETRANS_TIMEOUTS,	/* retransmit timer expiries */
+	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence error NAKs sent */
 	SROCE_NUM_COUNTERS
 };
 
