@@ -185,8 +185,9 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
 			FX_RX_NAK(1, FX_NAK_SEQ),
+			/* a window of 2 after the loss: AckReq on each packet */
 			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
-			      .buf = MTU),
+			      .buf = MTU, .ackreq = true),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
 			FX_RX_ACK(2),
@@ -208,7 +209,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 	},
 	{
 		/*
-		 * One rewind per loss episode; the congestion window halves
+		 * One rewind per loss episode; the congestion window drops
 		 * (4 in flight: 2), so the rewind sends 2 packets, and a NAK
 		 * for a PSN it has not sent again yet starts nothing: the
 		 * rewind goes on from there.

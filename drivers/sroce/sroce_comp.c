@@ -190,8 +190,9 @@ static void sroce_comp_rtt_sample(struct sroce_send *snd)
 
 /*
  * In-order progress of @n PSNs grows the congestion window: by @n below
- * ssthresh (slow start), else by one PSN per window acknowledged
- * (congestion avoidance), up to SROCE_REQ_WINDOW.
+ * ssthresh (slow start), else by one PSN per two windows acknowledged
+ * (congestion avoidance), up to SROCE_REQ_WINDOW.  Half TCP's pace: a
+ * loss costs go-back-N the whole window behind it, not one packet.
  */
 static void sroce_comp_cwnd_grow(struct sroce_send *snd, u32 n)
 {
@@ -200,21 +201,26 @@ static void sroce_comp_cwnd_grow(struct sroce_send *snd, u32 n)
 		return;
 	}
 	snd->cwnd_acc += n;
-	while (snd->cwnd_acc >= snd->cwnd && snd->cwnd < SROCE_REQ_WINDOW) {
-		snd->cwnd_acc -= snd->cwnd;
+	while (snd->cwnd_acc >= 2 * snd->cwnd &&
+	       snd->cwnd < SROCE_REQ_WINDOW) {
+		snd->cwnd_acc -= 2 * snd->cwnd;
 		snd->cwnd++;
 	}
 	if (snd->cwnd >= SROCE_REQ_WINDOW)
 		snd->cwnd_acc = 0;
 }
 
-/* A loss episode starts: halve the window (a timeout: to the minimum). */
+/*
+ * A loss episode starts: the window drops to a quarter of what was in
+ * flight (a timeout: to the minimum), as each later loss costs go-back-N
+ * what is in flight behind it.
+ */
 static void sroce_comp_cwnd_cut(struct sroce_send *snd, bool timeout)
 {
 	u32 flight = sroce_psn_diff(snd->max_psn, snd->comp_psn);
 
 	flight = min(flight, snd->cwnd);
-	snd->ssthresh = max_t(u32, flight / 2, SROCE_REQ_CWND_MIN);
+	snd->ssthresh = max_t(u32, flight / 4, SROCE_REQ_CWND_MIN);
 	snd->cwnd = timeout ? SROCE_REQ_CWND_MIN : snd->ssthresh;
 	snd->cwnd_acc = 0;
 }

@@ -8,9 +8,11 @@
  * with userspace, which may change a slot at any time).  Messages are cut
  * into path-MTU packets; an RDMA READ request reserves one PSN per expected
  * response packet; AckReq is set on the last packet of a message and every
- * SROCE_REQ_ACK_EVERY packets.  RC flow control keeps the requester within
- * SROCE_REQ_WINDOW PSNs of the oldest unacknowledged one and within
- * max_rd_atomic outstanding RDMA READs/atomics.
+ * SROCE_REQ_ACK_EVERY packets (every half congestion window when that is
+ * smaller).  RC flow control keeps the requester within the congestion
+ * window (at most SROCE_REQ_WINDOW PSNs, fewer after losses, see
+ * sroce_comp.c) of the oldest unacknowledged PSN and within max_rd_atomic
+ * outstanding RDMA READs/atomics.
  *
  * Retransmission is go-back-N (9.7.5.1): sroce_req_rewind() moves the
  * requester back to the oldest unacknowledged PSN; since a WQE keeps the
@@ -1143,8 +1145,8 @@ void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
 	snd->max_psn = snd->psn;
 	snd->comp_psn = snd->psn;
 	/* a new connection: what was learnt of the path is forgotten */
-	snd->cwnd = SROCE_REQ_WINDOW;
-	snd->ssthresh = SROCE_REQ_WINDOW;
+	snd->cwnd = SROCE_REQ_CWND_INIT;
+	snd->ssthresh = SROCE_REQ_CWND_INIT;
 	snd->cwnd_acc = 0;
 	snd->rtt = (struct sroce_rtt){};
 	snd->rtt_timing = false;
@@ -1214,8 +1216,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	atomic_set(&snd->tx_inflight, 0);
 	snd->tx_cpu = -1;
-	snd->cwnd = SROCE_REQ_WINDOW;
-	snd->ssthresh = SROCE_REQ_WINDOW;
+	snd->cwnd = SROCE_REQ_CWND_INIT;
+	snd->ssthresh = SROCE_REQ_CWND_INIT;
 	snd->fetch_idx = qp->sq.kidx;
 	snd->send_idx = qp->sq.kidx;
 	snd->issued_idx = qp->sq.kidx;

@@ -66,13 +66,21 @@ struct sk_buff;
  */
 #define SROCE_REQ_READ_CHUNK	(SROCE_REQ_WINDOW / 2)
 /*
- * Congestion window after a loss (PSNs): a loss episode halves it, a local
- * ACK timeout drops it to the minimum; in-order progress grows it back
- * (slow start below ssthresh, then one PSN per window of acknowledged
- * PSNs) up to SROCE_REQ_WINDOW.  Go-back-N sends again everything after a
- * lost packet, so what is in flight bounds what one loss costs.
+ * Congestion window after a loss (PSNs): a loss episode cuts it to a
+ * quarter of what was in flight, a retransmit timeout to the minimum;
+ * in-order progress grows it back (slow start below ssthresh, then one
+ * PSN per two windows of acknowledged PSNs) up to SROCE_REQ_WINDOW.
+ * Go-back-N sends again everything after a lost packet, so what is in
+ * flight bounds what one loss costs.  Two packets stay allowed, so that
+ * the ACK of the second covers a lost ACK of the first.
  */
 #define SROCE_REQ_CWND_MIN	2
+/*
+ * The congestion window of a new connection, also its first ssthresh: a
+ * quarter of SROCE_REQ_WINDOW, so that a first loss does not cost a whole
+ * SROCE_REQ_WINDOW; it grows from there while nothing is lost.
+ */
+#define SROCE_REQ_CWND_INIT	(SROCE_REQ_WINDOW / 4)
 /* Most doublings of the retransmit timeout while no progress is seen. */
 #define SROCE_REQ_RTO_BACKOFF_MAX	16
 /* PSNs one WQE may use: its whole range must stay below 2^23 (9.7.1). */
