@@ -212,26 +212,13 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
 	},
 	{
-		/*
-		 * IBTA 9.7.2: AckReq every half congestion window (at most
-		 * SROCE_REQ_ACK_EVERY, 64, packets); the window starts at
-		 * SROCE_REQ_CWND_INIT (64) PSNs past the oldest unacked one
-		 * and grows by one per two windows acknowledged.
-		 */
-		.name = "rc_ackreq_every_half_window",
+		/* IBTA 9.7.2: AckReq every SROCE_REQ_ACK_EVERY (64) packets */
+		.name = "rc_ackreq_every_64_packets",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 130 * MTU),
 			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 1, .n = 63,
+			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 1, .n = 128,
 			       .buf = MTU, .acks = 2),
-			FX_NO_TX(),
-			FX_RX_ACK(63),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 64, .n = 64,
-			       .buf = 64 * MTU, .acks = 2),
-			FX_NO_TX(),
-			FX_RX_ACK(127),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 128, .n = 1,
-			       .buf = 128 * MTU),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 129, .len = MTU,
 			      .buf = 129 * MTU, .ackreq = true),
 			FX_RX_ACK(129),
@@ -239,27 +226,23 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 				.len = 130 * MTU)),
 	},
 	{
-		/* the congestion window: 64 PSNs past the oldest unacked */
-		.name = "rc_window_starts_at_64_psns",
+		/* SROCE_REQ_WINDOW: 256 PSNs past the oldest unacked */
+		.name = "rc_window_of_256_psns",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 100 * MTU),
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_SEND, .len = 300 * MTU),
 			FX_TX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = MTU),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 1, .n = 63,
-			       .buf = MTU, .acks = 2),
+			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 1, .n = 255,
+			       .buf = MTU, .acks = 4),
 			FX_NO_TX(),
-			FX_RX_ACK(31),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 64, .n = 32,
-			       .buf = 64 * MTU, .acks = 1),
-			FX_NO_TX(),
-			FX_RX_ACK(95),
-			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 96, .n = 3,
-			       .buf = 96 * MTU),
-			FX_TX(.op = OP_RC(SEND_LAST), .psn = 99, .len = MTU,
-			      .buf = 99 * MTU, .ackreq = true),
+			FX_RX_ACK(127),
+			FX_TXS(.op = OP_RC(SEND_MIDDLE), .psn = 256, .n = 43,
+			       .buf = 256 * MTU),
+			FX_TX(.op = OP_RC(SEND_LAST), .psn = 299, .len = MTU,
+			      .buf = 299 * MTU, .ackreq = true),
 			FX_NO_CQE(),
-			FX_RX_ACK(99),
+			FX_RX_ACK(299),
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND,
-				.len = 100 * MTU)),
+				.len = 300 * MTU)),
 	},
 	{
 		.name = "rc_initiator_depth_one",

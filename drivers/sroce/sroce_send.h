@@ -76,11 +76,12 @@ struct sk_buff;
  */
 #define SROCE_REQ_CWND_MIN	2
 /*
- * The congestion window of a new connection, also its first ssthresh: a
- * quarter of SROCE_REQ_WINDOW, so that a first loss does not cost a whole
- * SROCE_REQ_WINDOW; it grows from there while nothing is lost.
+ * The congestion window of a new connection, also its first ssthresh:
+ * the whole window, so that a path that loses nothing keeps
+ * SROCE_REQ_WINDOW PSNs in flight (a smaller start costs bandwidth when
+ * the RTT is long, as on a loaded host).
  */
-#define SROCE_REQ_CWND_INIT	(SROCE_REQ_WINDOW / 4)
+#define SROCE_REQ_CWND_INIT	SROCE_REQ_WINDOW
 /* Most doublings of the retransmit timeout while no progress is seen. */
 #define SROCE_REQ_RTO_BACKOFF_MAX	16
 /* PSNs one WQE may use: its whole range must stay below 2^23 (9.7.1). */
