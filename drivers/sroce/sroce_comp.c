@@ -286,7 +286,7 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
  * (sroce_send_new_loss()): the packets already in flight behind the loss
  * would otherwise each start one more retry.  @counted: the retry counts
  * against retry_cnt (NAK sequence errors, local ACK timeouts); an earlier
- * timeout the RTT allows does not.
+ * timeout the RTT allows does not, nor does it cut the congestion window.
  */
 static void sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 {
@@ -301,7 +301,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 	}
 	if (counted)
 		snd->retry_cnt--;
-	sroce_comp_cwnd_cut(snd, timeout);
+	/* an early timeout may be spurious (a late ACK): keep the window */
+	if (!timeout || counted)
+		sroce_comp_cwnd_cut(snd, timeout);
 	snd->retrying = true;
 	snd->rewind_psn = snd->comp_psn;
 	snd->rewind_ns = ktime_get_ns();
