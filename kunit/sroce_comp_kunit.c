@@ -185,8 +185,9 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
 			FX_RX_NAK(1, FX_NAK_SEQ),
+			/* a window of 2 after the loss: AckReq on each packet */
 			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
-			      .buf = MTU),
+			      .buf = MTU, .ackreq = true),
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
 			FX_RX_ACK(2),
@@ -205,6 +206,50 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
 			FX_RX_ACK(1),
 			SCQE8(1), SCQE8(2)),
+	},
+	{
+		/*
+		 * One rewind per loss episode; the congestion window drops
+		 * (4 in flight: 2), so the rewind sends 2 packets, and a NAK
+		 * for a PSN it has not sent again yet starts nothing: the
+		 * rewind goes on from there.
+		 */
+		.name = "nak_seq_one_rewind_per_episode",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10), SEND8(0x20),
+			SEND8(0x30),
+			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20), TX8(3, 0x30),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
+			/* 0 and 1 arrived, 2 is missing (sent before) */
+			FX_RX_NAK(2, FX_NAK_SEQ),
+			SCQE8(1), SCQE8(2),
+			TX8(2, 0x20), TX8(3, 0x30),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
+			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 4),
+			FX_RX_ACK(3),
+			SCQE8(3), SCQE8(4)),
+	},
+	{
+		/* a NAK's duplicate (the network repeats it) is stale */
+		.name = "nak_seq_duplicate_ignored",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			FX_RX_NAK(1, FX_NAK_SEQ),
+			TX8(1, 0x10),
+			FX_RX_NAK(1, FX_NAK_SEQ),
+			FX_RX_NAK(1, FX_NAK_SEQ),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
+			FX_RX_ACK(1),
+			SCQE8(2)),
 	},
 	{
 		.name = "nak_seq_retry_count_exhausted",
@@ -337,6 +382,44 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_MEM(.buf = DST, .len = 600)),
 	},
 	{
+		/*
+		 * Responses still in flight behind a gap do not ask again:
+		 * one READ request per missing response, from the first
+		 * missing PSN, not the whole message.
+		 */
+		.name = "read_gap_asked_again_once",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 1000,
+					  .buf = DST, .off = 0x200),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
+			      .off = 0x200, .dlen = 1000, .ackreq = true),
+			RD_FIRST_IN,
+			/* PSN 1 is lost; 2 and 3 follow it */
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 2,
+			      .len = MTU, .data = 2 * MTU),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
+			      .off = 0x200 + MTU, .dlen = 1000 - MTU,
+			      .ackreq = true),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 3,
+			      .syn = FX_ACK, .msn = 1, .len = 1000 - 3 * MTU,
+			      .data = 3 * MTU),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			/* the responses to the second request */
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 1,
+			      .syn = FX_ACK, .msn = 1, .len = MTU, .data = MTU),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 2,
+			      .len = MTU, .data = 2 * MTU),
+			FX_NO_CQE(),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 3,
+			      .syn = FX_ACK, .msn = 1, .len = 1000 - 3 * MTU,
+			      .data = 3 * MTU),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 1000),
+			FX_MEM(.buf = DST, .len = 1000),
+			FX_NO_TX()),
+	},
+	{
 		.name = "read_response_wrong_length",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 600,
@@ -443,3 +526,160 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 };
 
 SROCE_FX_SUITE(sroce_comp, sroce_comp_cases);
+
+/* ---- the pure parts: RTT estimate, RTO, loss episodes ---- */
+
+/* RFC 6298 2.2/2.3 on a series of samples (microseconds). */
+static const struct sroce_rtt_case {
+	const char *name;
+	u32 samples[4];
+	u32 n;
+	u32 srtt_us;
+	u32 rttvar_us;
+} sroce_rtt_cases[] = {
+	{ .name = "first_sample", .samples = { 1000 }, .n = 1,
+	  .srtt_us = 1000, .rttvar_us = 500 },
+	{ .name = "steady", .samples = { 1000, 1000 }, .n = 2,
+	  .srtt_us = 1000, .rttvar_us = 375 },
+	/* err 800: rttvar 375 - 93 + 200, srtt 1000 - 125 + 225 */
+	{ .name = "slower", .samples = { 1000, 1000, 1800 }, .n = 3,
+	  .srtt_us = 1100, .rttvar_us = 482 },
+	{ .name = "zero_is_one_us", .samples = { 0 }, .n = 1,
+	  .srtt_us = 1, .rttvar_us = 0 },
+};
+
+static void sroce_rtt_case_desc(const struct sroce_rtt_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_rtt, sroce_rtt_cases, sroce_rtt_case_desc);
+
+static void sroce_rtt_sample_test(struct kunit *test)
+{
+	const struct sroce_rtt_case *c = test->param_value;
+	struct sroce_rtt r = {};
+	u32 i;
+
+	for (i = 0; i < c->n; i++)
+		sroce_rtt_sample(&r, c->samples[i]);
+	KUNIT_EXPECT_EQ(test, r.srtt_us, c->srtt_us);
+	KUNIT_EXPECT_EQ(test, r.rttvar_us, c->rttvar_us);
+}
+
+/* RTO = SRTT + max(G, 4 RTTVAR), doubled per backoff, in [G, max]. */
+static const struct sroce_rto_case {
+	const char *name;
+	struct sroce_rtt rtt;
+	u32 gran_us;
+	u32 max_us;
+	u32 backoff;
+	u32 rto_us;
+} sroce_rto_cases[] = {
+	{ .name = "no_sample_qp_timeout", .gran_us = 4000,
+	  .max_us = 268435, .rto_us = 268435 },
+	{ .name = "infinite_timeout", .rtt = { 1000, 500 }, .gran_us = 4000,
+	  .max_us = 0, .rto_us = 0 },
+	{ .name = "srtt_plus_4_rttvar", .rtt = { 1000, 2000 },
+	  .gran_us = 4000, .max_us = 268435, .rto_us = 9000 },
+	{ .name = "granularity_floor", .rtt = { 100, 10 }, .gran_us = 4000,
+	  .max_us = 268435, .rto_us = 4100 },
+	{ .name = "backoff_doubles", .rtt = { 1000, 2000 }, .gran_us = 4000,
+	  .max_us = 268435, .backoff = 2, .rto_us = 36000 },
+	{ .name = "never_past_qp_timeout", .rtt = { 1000, 2000 },
+	  .gran_us = 4000, .max_us = 8192, .rto_us = 8192 },
+	{ .name = "backoff_capped_at_qp_timeout", .rtt = { 1000, 2000 },
+	  .gran_us = 4000, .max_us = 268435, .backoff = 40,
+	  .rto_us = 268435 },
+	{ .name = "qp_timeout_below_granularity", .rtt = { 10, 1 },
+	  .gran_us = 4000, .max_us = 8, .rto_us = 8 },
+};
+
+static void sroce_rto_case_desc(const struct sroce_rto_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_rto, sroce_rto_cases, sroce_rto_case_desc);
+
+static void sroce_rto_test(struct kunit *test)
+{
+	const struct sroce_rto_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, sroce_rtt_rto_us(&c->rtt, c->gran_us, c->max_us,
+					       c->backoff), c->rto_us);
+}
+
+/* One rewind per loss episode: sroce_send_new_loss(). */
+static const struct sroce_loss_case {
+	const char *name;
+	bool retrying;
+	u32 rewind_psn;
+	u32 comp_psn;	/* the hole */
+	u32 psn;	/* next PSN the requester sends */
+	u32 srtt_us;
+	u64 since_ns;	/* since the rewind */
+	bool new_loss;
+} sroce_loss_cases[] = {
+	{ .name = "no_episode", .comp_psn = 10, .psn = 20,
+	  .new_loss = true },
+	{ .name = "same_hole_no_progress", .retrying = true,
+	  .rewind_psn = 10, .comp_psn = 10, .psn = 14, .srtt_us = 100,
+	  .since_ns = 10000000 },
+	{ .name = "hole_not_sent_again_yet", .retrying = true,
+	  .rewind_psn = 10, .comp_psn = 12, .psn = 12, .srtt_us = 100,
+	  .since_ns = 10000000 },
+	{ .name = "requester_behind_the_hole", .retrying = true,
+	  .rewind_psn = 10, .comp_psn = 12, .psn = 11, .srtt_us = 100,
+	  .since_ns = 10000000 },
+	{ .name = "within_an_rtt_of_the_rewind", .retrying = true,
+	  .rewind_psn = 10, .comp_psn = 12, .psn = 16, .srtt_us = 1000,
+	  .since_ns = 999999 },
+	{ .name = "resent_hole_an_rtt_later", .retrying = true,
+	  .rewind_psn = 10, .comp_psn = 12, .psn = 16, .srtt_us = 1000,
+	  .since_ns = 1000000, .new_loss = true },
+	{ .name = "no_rtt_known", .retrying = true, .rewind_psn = 10,
+	  .comp_psn = 12, .psn = 16, .new_loss = true },
+	{ .name = "across_psn_wrap", .retrying = true,
+	  .rewind_psn = 0xfffffe, .comp_psn = 1, .psn = 4, .srtt_us = 10,
+	  .since_ns = 20000, .new_loss = true },
+	{ .name = "same_hole_across_psn_wrap", .retrying = true,
+	  .rewind_psn = 0xfffffe, .comp_psn = 0xfffffe, .psn = 4,
+	  .since_ns = 20000 },
+};
+
+static void sroce_loss_case_desc(const struct sroce_loss_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_loss, sroce_loss_cases, sroce_loss_case_desc);
+
+static void sroce_loss_test(struct kunit *test)
+{
+	const struct sroce_loss_case *c = test->param_value;
+	struct sroce_send *snd = kunit_kzalloc(test, sizeof(*snd), GFP_KERNEL);
+	u64 now = 1000000000ULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, snd);
+	snd->retrying = c->retrying;
+	snd->rewind_psn = c->rewind_psn;
+	snd->comp_psn = c->comp_psn;
+	snd->psn = c->psn;
+	snd->rtt.srtt_us = c->srtt_us;
+	snd->rewind_ns = now - c->since_ns;
+	KUNIT_EXPECT_EQ(test, sroce_send_new_loss(snd, now), c->new_loss);
+}
+
+static struct kunit_case sroce_comp_pure_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_rtt_sample_test, sroce_rtt_gen_params),
+	KUNIT_CASE_PARAM(sroce_rto_test, sroce_rto_gen_params),
+	KUNIT_CASE_PARAM(sroce_loss_test, sroce_loss_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_comp_pure_suite = {
+	.name = "sroce_comp_pure",
+	.test_cases = sroce_comp_pure_test_cases,
+};
+kunit_test_suite(sroce_comp_pure_suite);

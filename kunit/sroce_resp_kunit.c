@@ -280,6 +280,43 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_STATE(IB_QPS_RTS)),
 	},
 	{
+		/*
+		 * IBTA 9.7.5.1.1: after a sequence error NAK, later requests
+		 * ahead of the expected PSN are dropped silently until it
+		 * arrives; each new gap after that has one NAK of its own.
+		 */
+		.name = "rc_out_of_seq_one_nak_per_episode",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RECV(.n = 4),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8,
+			      .ackreq = true),
+			FX_NAKED(0, FX_NAK_SEQ, 0),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 2, .len = 8,
+			      .ackreq = true),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 3, .len = 8,
+			      .ackreq = true),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8,
+			      .ackreq = true),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_OUT_OF_SEQ_REQ, 4),
+			FX_COUNT(SROCE_CNT_SEQ_NAK_SENT, 1),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(0, 1),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 2, .len = 8,
+			      .ackreq = true),
+			FX_NAKED(1, FX_NAK_SEQ, 1),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(0, 1),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 3, .len = 8,
+			      .ackreq = true),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_SEQ_NAK_SENT, 2),
+			FX_RCQE_OK(0x100, 8),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
 		.name = "rc_dup_send_reacked",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_RECV(.n = 2),

@@ -128,6 +128,9 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_ADDR,		/* RC/UC: not from the QP's path */
 	SROCE_CNT_CNP_SUPPRESSED,	/* device-wide CNP budget spent */
 	SROCE_CNT_RX_DROP_BACKLOG,	/* the QP's receive backlog was full */
+	SROCE_CNT_LOSS_REWINDS,		/* go-back-N for a loss episode */
+	SROCE_CNT_RETRANS_TIMEOUTS,	/* retransmit timer expiries */
+	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence error NAKs sent */
 	SROCE_NUM_COUNTERS
 };
 

@@ -12,13 +12,20 @@
  *
  * Retransmission (go-back-N from the oldest unacknowledged PSN) follows a
  * NAK-sequence error, an out-of-order response, an RNR NAK (after its
- * timer), or the local ACK timeout.  The retry counter (attribute
- * retry_cnt; 7 is seven retries, not infinite) counts timeouts and
- * sequence errors and is reloaded on progress; the RNR counter (rnr_retry;
- * 7 is infinite) counts RNR NAKs.
+ * timer), or the retransmit timeout.  A loss is recovered once: the
+ * signals that follow for the same episode (the NAK of a hole already
+ * gone back for, gaps in responses still in flight) start nothing
+ * (sroce_send_new_loss()).  Each loss episode halves a congestion window
+ * that limits the PSNs in flight, so that what go-back-N sends again
+ * stays proportionate to what was lost; progress grows it back.  The
+ * retry counter (attribute retry_cnt; 7 is seven retries, not infinite)
+ * counts local ACK timeouts and sequence errors and is reloaded on
+ * progress; the RNR counter (rnr_retry; 7 is infinite) counts RNR NAKs.
  *
- * The retransmit timer is not pushed back on every ACK: it fires, and the
- * run checks how long ago the last progress was, re-arming for the rest.
+ * The retransmit timeout follows the measured RTT (RFC 6298, from ACKs of
+ * packets sent once), within the QP's local ACK timeout (IBTA 9.7.6.1.3).
+ * The timer is not pushed back on every ACK: it fires, and the run checks
+ * how long ago the last progress was, re-arming for the rest.
  *
  * Context: everything here runs in the QP's data path run, which owns the
  * QP's RUNNING bit (asserted at the entry points): in the work item, in
@@ -169,16 +176,78 @@ static void sroce_comp_fail_head(struct sroce_qp *qp,
 /* Acknowledgment and retry                                            */
 /* ------------------------------------------------------------------ */
 
-/* PSNs before @psn are acknowledged: progress reloads the retry counts. */
+/* The timed packet (sroce_req.c) is acknowledged: one RTT sample. */
+static void sroce_comp_rtt_sample(struct sroce_send *snd)
+{
+	u64 us;
+
+	if (!snd->rtt_timing || !sroce_psn_after(snd->comp_psn, snd->rtt_psn))
+		return;
+	snd->rtt_timing = false;
+	us = div_u64(ktime_get_ns() - snd->rtt_start, NSEC_PER_USEC);
+	sroce_rtt_sample(&snd->rtt, min_t(u64, us, U32_MAX));
+}
+
+/*
+ * In-order progress of @n PSNs grows the congestion window: by @n below
+ * ssthresh (slow start), else by one PSN per two windows acknowledged
+ * (congestion avoidance), up to SROCE_REQ_WINDOW.  Half TCP's pace: a
+ * loss costs go-back-N the whole window behind it, not one packet.
+ */
+static void sroce_comp_cwnd_grow(struct sroce_send *snd, u32 n)
+{
+	if (snd->cwnd < snd->ssthresh) {
+		snd->cwnd = min(snd->cwnd + n, snd->ssthresh);
+		return;
+	}
+	snd->cwnd_acc += n;
+	while (snd->cwnd_acc >= 2 * snd->cwnd &&
+	       snd->cwnd < SROCE_REQ_WINDOW) {
+		snd->cwnd_acc -= 2 * snd->cwnd;
+		snd->cwnd++;
+	}
+	if (snd->cwnd >= SROCE_REQ_WINDOW)
+		snd->cwnd_acc = 0;
+}
+
+/*
+ * A loss episode starts: the window drops to a quarter of what was in
+ * flight (a timeout: to the minimum), as each later loss costs go-back-N
+ * what is in flight behind it.
+ */
+static void sroce_comp_cwnd_cut(struct sroce_send *snd, bool timeout)
+{
+	u32 flight = sroce_psn_diff(snd->max_psn, snd->comp_psn);
+
+	flight = min(flight, snd->cwnd);
+	snd->ssthresh = max_t(u32, flight / 4, SROCE_REQ_CWND_MIN);
+	snd->cwnd = timeout ? SROCE_REQ_CWND_MIN : snd->ssthresh;
+	snd->cwnd_acc = 0;
+}
+
+/*
+ * PSNs before @psn are acknowledged: progress reloads the retry counts,
+ * restarts the timeouts, ends a loss episode once everything sent before
+ * its rewind is acknowledged, and grows the congestion window.
+ */
 static void sroce_comp_advance(struct sroce_send *snd, u32 psn)
 {
+	u32 n;
+
 	if (!sroce_psn_after(psn, snd->comp_psn))
 		return;
+	n = sroce_psn_diff(psn, snd->comp_psn);
 	snd->comp_psn = psn;
 	snd->retry_cnt = snd->retry_max;
 	snd->rnr_retry = snd->rnr_retry_max;
-	snd->retrying = false;
+	snd->rto_backoff = 0;
 	snd->last_progress = jiffies;
+	snd->retry_base = jiffies;
+	sroce_comp_rtt_sample(snd);
+	if (!snd->retrying)
+		sroce_comp_cwnd_grow(snd, n);
+	else if (!sroce_psn_before(psn, snd->recover_psn))
+		snd->retrying = false;
 }
 
 /*
@@ -213,24 +282,34 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
 
 /*
  * Retransmit from the oldest unacknowledged PSN.  For a NAK or an
- * out-of-order response (@timeout false) only once until progress is seen:
- * the packets already in flight behind the loss would otherwise each
- * start one more retry.
+ * out-of-order response (@timeout false) once per loss episode
+ * (sroce_send_new_loss()): the packets already in flight behind the loss
+ * would otherwise each start one more retry.  @counted: the retry counts
+ * against retry_cnt (NAK sequence errors, local ACK timeouts); an earlier
+ * timeout the RTT allows does not, nor does it cut the congestion window.
  */
-static void sroce_comp_retry(struct sroce_qp *qp, bool timeout)
+static void sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 {
 	struct sroce_send *snd = &qp->dp.send;
 
-	if (!timeout && snd->retrying)
+	if (!timeout && !sroce_send_new_loss(snd, ktime_get_ns()))
 		return;
-	if (!snd->retry_cnt) {
+	if (counted && !snd->retry_cnt) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
 		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
 		return;
 	}
-	snd->retry_cnt--;
+	if (counted)
+		snd->retry_cnt--;
+	/* an early timeout may be spurious (a late ACK): keep the window */
+	if (!timeout || counted)
+		sroce_comp_cwnd_cut(snd, timeout);
 	snd->retrying = true;
+	snd->rewind_psn = snd->comp_psn;
+	snd->rewind_ns = ktime_get_ns();
+	snd->recover_psn = snd->max_psn;
 	snd->last_progress = jiffies;
+	sroce_counter_inc(qp->dev, SROCE_CNT_LOSS_REWINDS);
 	sroce_req_rewind(qp);
 }
 
@@ -239,7 +318,7 @@ static void sroce_comp_out_of_order(struct sroce_qp *qp, u32 psn)
 {
 	/* a gap: the responses in between are lost (9.7.5.1.2) */
 	if (sroce_psn_after(psn, qp->dp.send.comp_psn))
-		sroce_comp_retry(qp, false);
+		sroce_comp_retry(qp, false, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -276,7 +355,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		sroce_counter_inc(qp->dev, SROCE_CNT_RCV_SEQ_ERR);
 		/* a responder NAKs the packets sent after an RNR NAK too */
 		if (!snd->rnr_wait)
-			sroce_comp_retry(qp, false);
+			sroce_comp_retry(qp, false, true);
 		return;
 	}
 	sroce_comp_fail_head(qp, sroce_comp_nak_status(qp->dev, code));
@@ -316,7 +395,7 @@ static void sroce_comp_handle_ack(struct sroce_qp *qp,
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		if (sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, 1)))
-			sroce_comp_retry(qp, false);
+			sroce_comp_retry(qp, false, true);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		sroce_comp_rnr_nak(qp, pkt->psn, val);
@@ -430,7 +509,7 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 	struct sroce_req_wqe *w;
 
 	if (sroce_comp_ack_upto(qp, psn)) {
-		sroce_comp_retry(qp, false);
+		sroce_comp_retry(qp, false, true);
 		return NULL;
 	}
 	w = sroce_comp_head(qp);
@@ -594,35 +673,64 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 }
 
 /*
- * Local ACK timeout (9.7.6.1.3): nothing arrived for a whole timeout
- * since the last progress.  A timer that fires early re-arms itself for
- * the rest of the time.  While request packets of the QP are still queued
- * in this host (a backlog drained by a starved ksoftirqd, a paused NIC
- * queue), they cannot have been lost on the way, and sending them again
- * would only lengthen the queue: the timeout waits (as TCP does not
- * retransmit an skb still in a host queue).  A packet dropped here is
- * freed, which ends that wait.
+ * Retransmit timeout in jiffies: what the measured RTT warrants
+ * (sroce_rtt_rto_us(), at least one jiffy more than that, the timer's
+ * granularity), never more than the QP's local ACK timeout.  Only for a
+ * finite timeout (timeout_jiffies != 0).
+ */
+static unsigned long sroce_comp_rto(const struct sroce_send *snd)
+{
+	u32 max_us = min_t(u64, jiffies_to_msecs(snd->timeout_jiffies) *
+			   (u64)USEC_PER_MSEC, U32_MAX);
+	u32 us = sroce_rtt_rto_us(&snd->rtt, jiffies_to_usecs(1), max_us,
+				  snd->rto_backoff);
+
+	return min(usecs_to_jiffies(us) + 1, snd->timeout_jiffies);
+}
+
+/*
+ * Retransmit timeout: nothing arrived for an RTO since the last progress
+ * (RFC 6298 5: the RTO from the measured RTT, doubled for each timeout in
+ * a row).  A timer that fires early re-arms itself for the rest of the
+ * time.  The retry counts against retry_cnt only when the QP's whole local
+ * ACK timeout (9.7.6.1.3) passed since the last progress or counted
+ * retry, so retry_cnt keeps its meaning.  While request packets of the QP
+ * are still queued in this host (a backlog drained by a starved
+ * ksoftirqd, a paused NIC queue), they cannot have been lost on the way,
+ * and sending them again would only lengthen the queue: the timeout
+ * waits (as TCP does not retransmit an skb still in a host queue).  A
+ * packet dropped here is freed, which ends that wait.
  */
 static void sroce_comp_timeout(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 	unsigned long deadline;
+	bool counted;
 
 	if (snd->comp_psn == snd->max_psn || snd->rnr_wait || snd->error ||
 	    !snd->timeout_jiffies || qp->type != IB_QPT_RC ||
 	    !(snd->caps & SROCE_QPS_SQ_RUN))
 		return;
-	if (atomic_read(&snd->tx_inflight))
+	if (atomic_read(&snd->tx_inflight)) {
 		snd->last_progress = jiffies;
-	deadline = snd->last_progress + snd->timeout_jiffies;
+		snd->retry_base = jiffies;
+	}
+	deadline = snd->last_progress + sroce_comp_rto(snd);
 	if (time_before(jiffies, deadline)) {
 		sroce_req_arm_timer(qp, &snd->retrans_timer, deadline);
 		return;
 	}
-	sroce_comp_retry(qp, true);
+	counted = !time_before(jiffies,
+			       snd->retry_base + snd->timeout_jiffies);
+	if (counted)
+		snd->retry_base = jiffies;
+	if (snd->rto_backoff < SROCE_REQ_RTO_BACKOFF_MAX)
+		snd->rto_backoff++;
+	sroce_counter_inc(qp->dev, SROCE_CNT_RETRANS_TIMEOUTS);
+	sroce_comp_retry(qp, true, counted);
 	if (!snd->error)
 		sroce_req_arm_timer(qp, &snd->retrans_timer,
-				    jiffies + snd->timeout_jiffies);
+				    jiffies + sroce_comp_rto(snd));
 }
 
 /**
@@ -653,15 +761,21 @@ void sroce_comp_timers(struct sroce_qp *qp)
  * sroce_comp_arm_retrans() - make sure the retransmit timer runs
  * @qp: RC queue pair with packets outstanding
  *
+ * Arms it for one RTO from now, or brings it forward to then when it
+ * was armed for later (before an RTT was measured: the QP's timeout).
  * Context: data path run (owns the QP's RUNNING bit).
  */
 void sroce_comp_arm_retrans(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
+	unsigned long expires;
 
-	if (snd->timeout_jiffies && !timer_pending(&snd->retrans_timer))
-		sroce_req_arm_timer(qp, &snd->retrans_timer,
-				    jiffies + snd->timeout_jiffies);
+	if (!snd->timeout_jiffies)
+		return;
+	expires = jiffies + sroce_comp_rto(snd);
+	if (!timer_pending(&snd->retrans_timer) ||
+	    time_before(expires, READ_ONCE(snd->retrans_timer.expires)))
+		sroce_req_arm_timer(qp, &snd->retrans_timer, expires);
 }
 
 /* Forget the send side's work in progress before flushing. */

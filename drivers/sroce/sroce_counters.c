@@ -41,6 +41,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RATE_REDUCTIONS].name	= "rate_reductions",
 	[SROCE_CNT_CNP_SUPPRESSED].name		= "cnp_suppressed",
 	[SROCE_CNT_RX_DROP_BACKLOG].name	= "rx_drop_backlog",
+	[SROCE_CNT_LOSS_REWINDS].name		= "loss_rewinds",
+	[SROCE_CNT_RETRANS_TIMEOUTS].name	= "retrans_timeouts",
+	[SROCE_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",
 };
 
 /**

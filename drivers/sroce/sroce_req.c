@@ -8,9 +8,11 @@
  * with userspace, which may change a slot at any time).  Messages are cut
  * into path-MTU packets; an RDMA READ request reserves one PSN per expected
  * response packet; AckReq is set on the last packet of a message and every
- * SROCE_REQ_ACK_EVERY packets.  RC flow control keeps the requester within
- * SROCE_REQ_WINDOW PSNs of the oldest unacknowledged one and within
- * max_rd_atomic outstanding RDMA READs/atomics.
+ * SROCE_REQ_ACK_EVERY packets (every half congestion window when that is
+ * smaller).  RC flow control keeps the requester within the congestion
+ * window (at most SROCE_REQ_WINDOW PSNs, fewer after losses, see
+ * sroce_comp.c) of the oldest unacknowledged PSN and within max_rd_atomic
+ * outstanding RDMA READs/atomics.
  *
  * Retransmission is go-back-N (9.7.5.1): sroce_req_rewind() moves the
  * requester back to the oldest unacknowledged PSN; since a WQE keeps the
@@ -194,6 +196,7 @@ int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only)
 	w->state = SROCE_WQE_POSTED;
 	w->status = IB_WC_SUCCESS;
 	w->rd_issued = 0;
+	w->rd_chunk = 0;
 	w->cls = 0;
 	w->length = 0;
 	ok = sroce_req_copy_slot(qp, snd->fetch_idx, &w->wqe, header_only);
@@ -448,12 +451,15 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	/* 9.2.3: SE on the last packet of a SEND or WRITE with immediate */
 	se = p->last && (w->wqe.send_flags & IB_SEND_SOLICITED) &&
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
+	/* a small congestion window needs ACKs more often to move on */
 	if (qp->type == IB_QPT_RC) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
-			 ++snd->noack_pkts >= SROCE_REQ_ACK_EVERY;
+			 ++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
+						      SROCE_REQ_ACK_EVERY);
 		if (ackreq)
 			snd->noack_pkts = 0;
 	}
+	snd->tx_ackreq = ackreq;
 	dqpn = sroce_qp_is_ud(qp) ? w->wqe.wr.ud.remote_qpn : snd->dest_qpn;
 	sroce_bth_init(hdr, p->opcode, se, -p->payload & 3, SROCE_DEFAULT_PKEY,
 		       dqpn, ackreq, p->psn);
@@ -732,6 +738,23 @@ static bool sroce_req_tx_cpu_ok(struct sroce_send *snd)
 	return true;
 }
 
+/*
+ * RTT sampling (RFC 6298 3, Karn's rule): one packet at a time is timed,
+ * one sent for the first time that asks for an ACK (READ: its first
+ * response); a rewind stops the timing, the completer takes the sample
+ * when the packet is acknowledged.
+ */
+static void sroce_req_rtt_start(struct sroce_send *snd,
+				const struct sroce_req_pkt *p)
+{
+	if (snd->rtt_timing || !snd->tx_ackreq ||
+	    sroce_psn_before(p->psn, snd->max_psn))
+		return;
+	snd->rtt_timing = true;
+	snd->rtt_psn = p->psn;
+	snd->rtt_start = ktime_get_ns();
+}
+
 /* Bookkeeping after a packet left (or was lost on the way). */
 static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 			      const struct sroce_req_pkt *p)
@@ -740,6 +763,8 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 
 	if (sroce_psn_before(p->psn, snd->max_psn))
 		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
+	else if (qp->type == IB_QPT_RC)
+		sroce_req_rtt_start(snd, p);
 	snd->psn = sroce_psn_add(p->psn, p->npsn);
 	if (sroce_psn_after(snd->psn, snd->max_psn))
 		snd->max_psn = snd->psn;
@@ -807,8 +832,10 @@ static int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if (!skb)
 		return err;
 	/* nothing was outstanding: the ACK timeout counts from now */
-	if (snd->comp_psn == snd->max_psn)
+	if (snd->comp_psn == snd->max_psn) {
 		snd->last_progress = jiffies;
+		snd->retry_base = jiffies;
+	}
 	sroce_req_skb_own(qp, skb);
 	/*
 	 * A packet the queue drops now is freed inside the call: its
@@ -842,17 +869,28 @@ static bool sroce_req_take_rd_slot(struct sroce_send *snd,
 	return true;
 }
 
-/* RC flow control: may a packet that uses @npsn PSNs leave now? */
+/*
+ * RC flow control: may a packet that uses @npsn PSNs leave now?  Within
+ * the congestion window; the first one after the oldest unacknowledged
+ * PSN always may.
+ */
 static bool sroce_req_window_ok(const struct sroce_send *snd, u32 npsn)
 {
 	s32 ahead = sroce_psn_diff(snd->psn, snd->comp_psn);
 
-	return ahead <= 0 || (u32)ahead + npsn <= SROCE_REQ_WINDOW;
+	return ahead <= 0 ||
+	       (u32)ahead + npsn <= min_t(u32, snd->cwnd, SROCE_REQ_WINDOW);
 }
 
-/* Give a new WQE its PSNs; they stay with it until it completes. */
+/*
+ * Give a new WQE its PSNs; they stay with it until it completes.  A READ
+ * asks for at most a congestion window of responses per request: a lost
+ * response then costs a window again, not SROCE_REQ_READ_CHUNK.
+ */
 static void sroce_req_start(struct sroce_send *snd, struct sroce_req_wqe *w)
 {
+	w->rd_chunk = clamp_t(u32, snd->cwnd, SROCE_REQ_CWND_MIN,
+			      SROCE_REQ_READ_CHUNK);
 	w->first_psn = snd->psn;
 	w->last_psn = sroce_psn_add(snd->psn, sroce_req_wqe_npsn(snd, w) - 1);
 	snd->issued_idx++;
@@ -885,8 +923,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if (w->cls & SROCE_WR_READ) {
 		npsn = sroce_psn_diff(sroce_req_chunk_last(w, snd->psn),
 				      snd->psn) + 1;
-		k = (u32)sroce_psn_diff(snd->psn, w->first_psn) /
-		    SROCE_REQ_READ_CHUNK;
+		k = sroce_req_chunk_of(w, snd->psn);
 	}
 	if (qp->type == IB_QPT_RC && !sroce_req_window_ok(snd, npsn))
 		goto wait;
@@ -958,6 +995,18 @@ static bool sroce_req_can_run(const struct sroce_send *snd)
 	       !snd->tx_blocked && (snd->caps & SROCE_QPS_SQ_RUN);
 }
 
+/*
+ * Responses arrived while sending: let the completer see them first.  A
+ * NAK or an ACK that ends a loss episode is then acted on after one more
+ * packet, not after a whole budget of packets the responder discards.
+ * The receive path kicked the run after queueing them, so the run comes
+ * back at once (struct sroce_dp: KICK).
+ */
+static bool sroce_req_responses_wait(struct sroce_qp *qp)
+{
+	return qp->type == IB_QPT_RC && !skb_queue_empty_lockless(&qp->rx_queue);
+}
+
 /**
  * sroce_req_run() - send new and retransmitted request packets
  * @qp: queue pair
@@ -998,6 +1047,8 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 			break;
 		}
 		sent++;
+		if (sroce_req_responses_wait(qp))
+			break;
 	}
 	return sent >= budget;
 }
@@ -1029,6 +1080,7 @@ void sroce_req_rewind(struct sroce_qp *qp)
 	snd->send_idx = qp->sq.kidx;
 	snd->psn = snd->comp_psn;
 	snd->noack_pkts = 0;
+	snd->rtt_timing = false;	/* Karn: the timed packet may go again */
 }
 
 /* ------------------------------------------------------------------ */
@@ -1093,6 +1145,14 @@ void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
 	snd->psn = psn & SROCE_PSN_MASK;
 	snd->max_psn = snd->psn;
 	snd->comp_psn = snd->psn;
+	/* a new connection: what was learnt of the path is forgotten */
+	snd->cwnd = SROCE_REQ_CWND_INIT;
+	snd->ssthresh = SROCE_REQ_CWND_INIT;
+	snd->cwnd_acc = 0;
+	snd->rtt = (struct sroce_rtt){};
+	snd->rtt_timing = false;
+	snd->rto_backoff = 0;
+	snd->retrying = false;
 }
 
 /**
@@ -1159,6 +1219,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	atomic_set(&snd->tx_inflight, 0);
 	snd->tx_cpu = -1;
+	snd->cwnd = SROCE_REQ_CWND_INIT;
+	snd->ssthresh = SROCE_REQ_CWND_INIT;
 	snd->fetch_idx = qp->sq.kidx;
 	snd->send_idx = qp->sq.kidx;
 	snd->issued_idx = qp->sq.kidx;

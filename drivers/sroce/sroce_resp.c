@@ -1005,7 +1005,9 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 
 /*
  * A request ahead of the expected PSN: one PSN sequence error NAK per gap
- * (IBTA 9.7.5.1.1), carrying the expected PSN; drop.
+ * (IBTA 9.7.5.1.1), carrying the expected PSN; drop.  Until the expected
+ * PSN arrives (it clears @nak_sent), later out-of-order requests are
+ * dropped silently: the requester goes back once per NAK.
  */
 static void sroce_resp_out_of_seq(struct sroce_qp *qp)
 {
@@ -1015,6 +1017,7 @@ static void sroce_resp_out_of_seq(struct sroce_qp *qp)
 	if (resp->nak_sent)
 		return;
 	resp->nak_sent = true;
+	sroce_counter_inc(qp->dev, SROCE_CNT_SEQ_NAK_SENT);
 	sroce_resp_queue_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
 			     resp->epsn);
 }

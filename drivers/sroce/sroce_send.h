@@ -65,6 +65,25 @@ struct sk_buff;
  * max_rd_atomic initiator slots while its responses are due (IBTA 9.5).
  */
 #define SROCE_REQ_READ_CHUNK	(SROCE_REQ_WINDOW / 2)
+/*
+ * Congestion window after a loss (PSNs): a loss episode cuts it to a
+ * quarter of what was in flight, a retransmit timeout to the minimum;
+ * in-order progress grows it back (slow start below ssthresh, then one
+ * PSN per two windows of acknowledged PSNs) up to SROCE_REQ_WINDOW.
+ * Go-back-N sends again everything after a lost packet, so what is in
+ * flight bounds what one loss costs.  Two packets stay allowed, so that
+ * the ACK of the second covers a lost ACK of the first.
+ */
+#define SROCE_REQ_CWND_MIN	2
+/*
+ * The congestion window of a new connection, also its first ssthresh:
+ * the whole window, so that a path that loses nothing keeps
+ * SROCE_REQ_WINDOW PSNs in flight (a smaller start costs bandwidth when
+ * the RTT is long, as on a loaded host).
+ */
+#define SROCE_REQ_CWND_INIT	SROCE_REQ_WINDOW
+/* Most doublings of the retransmit timeout while no progress is seen. */
+#define SROCE_REQ_RTO_BACKOFF_MAX	16
 /* PSNs one WQE may use: its whole range must stay below 2^23 (9.7.1). */
 #define SROCE_REQ_MAX_WQE_PSNS	((1U << 23) - 1)
 /* Pause after the network pushed back: doubles while it keeps pushing. */
@@ -138,6 +157,9 @@ enum sroce_wqe_state {
  * @status: enum ib_wc_status when @state is SROCE_WQE_ERROR
  * @rd_issued: READ chunks (an atomic: 1) sent so far; each took an
  *	initiator slot, given back when its last response arrives
+ * @rd_chunk: response PSNs per READ request of this WQE (at most
+ *	SROCE_REQ_READ_CHUNK, fewer when the congestion window was smaller
+ *	when it started); fixed while the WQE lives
  */
 struct sroce_req_wqe {
 	struct sroce_send_wqe wqe;
@@ -148,7 +170,71 @@ struct sroce_req_wqe {
 	u8 state;
 	u8 status;
 	u32 rd_issued;
+	u32 rd_chunk;
 };
+
+/**
+ * struct sroce_rtt - round-trip time estimate of a QP (RFC 6298 2.2-2.3)
+ * @srtt_us: smoothed RTT in microseconds, 0 before the first sample
+ * @rttvar_us: RTT variation in microseconds
+ */
+struct sroce_rtt {
+	u32 srtt_us;
+	u32 rttvar_us;
+};
+
+/**
+ * sroce_rtt_sample() - fold one RTT measurement into the estimate
+ * @r: estimate
+ * @us: measured round trip in microseconds (of a packet sent once only:
+ *	Karn's rule)
+ *
+ * RFC 6298 2.2/2.3: the first sample sets SRTT = R, RTTVAR = R/2; later
+ * ones RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|, SRTT = 7/8 SRTT + 1/8 R.
+ * Context: any.
+ */
+static inline void sroce_rtt_sample(struct sroce_rtt *r, u32 us)
+{
+	u32 err;
+
+	us = max(us, 1U);
+	if (!r->srtt_us) {
+		r->srtt_us = us;
+		r->rttvar_us = us / 2;
+		return;
+	}
+	err = r->srtt_us > us ? r->srtt_us - us : us - r->srtt_us;
+	r->rttvar_us = r->rttvar_us - r->rttvar_us / 4 + err / 4;
+	r->srtt_us = r->srtt_us - r->srtt_us / 8 + us / 8;
+}
+
+/**
+ * sroce_rtt_rto_us() - retransmit timeout the RTT estimate warrants
+ * @r: estimate
+ * @gran_us: timer granularity (RFC 6298 G), the least RTO
+ * @max_us: the QP's local ACK timeout (IBTA 9.7.6.1.3: 4.096 us *
+ *	2^timeout); 0 when it is infinite
+ * @backoff: timeouts in a row without progress: the RTO doubles for each
+ *	(RFC 6298 5.5)
+ *
+ * RTO = SRTT + max(G, 4 * RTTVAR), doubled @backoff times, never less
+ * than @gran_us nor more than @max_us; @max_us before the first sample.
+ * Context: any.
+ * Return: the timeout in microseconds, 0 for none (@max_us infinite).
+ */
+static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
+				   u32 max_us, u32 backoff)
+{
+	u64 rto;
+
+	if (!max_us)
+		return 0;
+	if (!r->srtt_us)
+		return max_us;
+	rto = (u64)r->srtt_us + max_t(u64, gran_us, 4ULL * r->rttvar_us);
+	rto <<= min_t(u32, backoff, SROCE_REQ_RTO_BACKOFF_MAX);
+	return clamp_t(u64, rto, min(gran_us, max_us), max_us);
+}
 
 /**
  * struct sroce_send - requester and completer state of one QP
@@ -196,8 +282,24 @@ struct sroce_req_wqe {
  * @rcur_valid: @rcur is initialised and may hold an MR reference
  * @retry_cnt: retries left before IB_WC_RETRY_EXC_ERR
  * @rnr_retry: RNR retries left before IB_WC_RNR_RETRY_EXC_ERR
- * @retrying: a retry for a NAK or an out-of-order response was started and
- *	no progress was seen since; more of them do not restart it
+ * @retrying: a loss rewind (NAK sequence error, missing response,
+ *	timeout) is in progress: not everything sent before it is
+ *	acknowledged yet
+ * @rewind_psn: PSN the last loss rewind went back to
+ * @rewind_ns: ktime_get_ns() of that rewind
+ * @recover_psn: one past the newest PSN sent before that rewind
+ * @cwnd: congestion window in PSNs (SROCE_REQ_CWND_MIN..SROCE_REQ_WINDOW)
+ * @ssthresh: slow start threshold in PSNs
+ * @cwnd_acc: PSNs acknowledged towards the next congestion avoidance step
+ * @rtt: round-trip time estimate
+ * @rtt_psn: PSN of the packet being timed (when @rtt_timing)
+ * @rtt_start: ktime_get_ns() when it was sent
+ * @rtt_timing: a packet sent once only and asking for an ACK is timed
+ * @rto_backoff: retransmit timeouts in a row without progress
+ * @tx_ackreq: the packet built last asks for an ACK
+ * @retry_base: jiffies from which the QP's local ACK timeout counts: the
+ *	last progress, the start of sending after an idle time, or the last
+ *	retry counted against @retry_cnt
  * @rnr_wait: waiting for @rnr_timer; nothing is sent
  * @tx_blocked: waiting for @tx_timer after backpressure
  * @tx_pause_ns: the next backpressure pause; reset when a packet leaves
@@ -254,6 +356,19 @@ struct sroce_send {
 	u8 retry_cnt;
 	u8 rnr_retry;
 	bool retrying;
+	u32 rewind_psn;
+	u64 rewind_ns;
+	u32 recover_psn;
+	u32 cwnd;
+	u32 ssthresh;
+	u32 cwnd_acc;
+	struct sroce_rtt rtt;
+	u32 rtt_psn;
+	u64 rtt_start;
+	bool rtt_timing;
+	u32 rto_backoff;
+	bool tx_ackreq;
+	unsigned long retry_base;
 	bool rnr_wait;
 	bool tx_blocked;
 	u32 tx_pause_ns;
@@ -280,15 +395,55 @@ static inline u32 sroce_req_wqe_npsn(const struct sroce_send *snd,
 	return max_t(u32, DIV_ROUND_UP(w->length, snd->mtu), 1);
 }
 
+/* READ chunk of @w that holds @psn. */
+static inline u32 sroce_req_chunk_of(const struct sroce_req_wqe *w, u32 psn)
+{
+	return (u32)sroce_psn_diff(psn, w->first_psn) /
+	       max_t(u32, w->rd_chunk, 1);
+}
+
 /* Last PSN of the READ chunk (an atomic: its PSN) that holds @psn. */
 static inline u32 sroce_req_chunk_last(const struct sroce_req_wqe *w, u32 psn)
 {
-	u32 k = (u32)sroce_psn_diff(psn, w->first_psn) / SROCE_REQ_READ_CHUNK;
-	u32 end = (k + 1) * SROCE_REQ_READ_CHUNK - 1;
+	u32 n = max_t(u32, w->rd_chunk, 1);
+	u32 end = (sroce_req_chunk_of(w, psn) + 1) * n - 1;
 
 	if (end >= (u32)sroce_psn_diff(w->last_psn, w->first_psn))
 		return w->last_psn;
 	return sroce_psn_add(w->first_psn, end);
+}
+
+/**
+ * sroce_send_new_loss() - does a loss signal start a new loss episode?
+ * @snd: send side, with comp_psn the hole the signal points at (the
+ *	oldest PSN not acknowledged, once the signal's own acknowledgment
+ *	was taken)
+ * @now_ns: ktime_get_ns() now
+ *
+ * One rewind per episode: while a loss rewind is in progress (@retrying),
+ * these signals belong to its episode and start nothing:
+ *   - one for the hole the rewind went back for, with no progress since
+ *     (a duplicate NAK, a gap in responses to the requests before it);
+ *   - one for a PSN the rewind has not sent again yet (it will);
+ *   - one that comes less than a smoothed RTT after the rewind: what the
+ *     rewind sent again cannot have been found missing yet, so the signal
+ *     is about packets sent before it (reordered, or lost behind the
+ *     first loss).
+ * A hole in what the rewind sent again, seen an RTT later, is a new loss.
+ * IBTA 9.7.5.1: the responder NAKs a sequence error once and drops what
+ * follows the hole until the expected PSN arrives.
+ * Context: any (pure).
+ * Return: true when the requester should go back to comp_psn.
+ */
+static inline bool sroce_send_new_loss(const struct sroce_send *snd,
+				       u64 now_ns)
+{
+	if (!snd->retrying)
+		return true;
+	if (!sroce_psn_after(snd->comp_psn, snd->rewind_psn) ||
+	    !sroce_psn_after(snd->psn, snd->comp_psn))
+		return false;
+	return now_ns - snd->rewind_ns >= (u64)snd->rtt.srtt_us * NSEC_PER_USEC;
 }
 
 /* ---- sroce_req.c ---- */

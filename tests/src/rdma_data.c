@@ -39,6 +39,13 @@
  * in the SGEs, background elsewhere). Every client CQE must be SUCCESS with
  * the right wr_id and opcode, in posting order, and no extra CQE may appear.
  *
+ * With -k MASK the client draws its kinds from MASK only (bits: 1 WRITE,
+ * 2 READ, 4 SEND, 8 WRITE_IMM, 16 ATOMIC; default 15, the four above).
+ * ATOMIC is an 8-byte COMPARE_SWAP (that succeeds) or FETCH_ADD on an
+ * aligned word of T: PREP fills it with the pattern, the client checks the
+ * original value returned into R, the server that T holds the new value
+ * (an atomic executed twice, e.g. for a duplicate request, fails that).
+ *
  * Output: one line per operation, then `PASS rdma_data: ...` or
  * `FAIL rdma_data: op N (...): why`; exit 0 on PASS, 1 on FAIL, 2 on a
  * setup error. The server exits 0 when all its checks passed.
@@ -54,8 +61,11 @@
 #define BURST_LEN	(64u << 10)			/* longest op in a burst */
 #define BURST_SGE	4
 
-enum kind { K_WRITE, K_READ, K_SEND, K_WRITE_IMM, K_NUM };
-static const char *const kind_name[K_NUM] = { "WRITE", "READ", "SEND", "WRITE_IMM" };
+enum kind { K_WRITE, K_READ, K_SEND, K_WRITE_IMM, K_ATOMIC, K_NUM };
+static const char *const kind_name[K_NUM] = { "WRITE", "READ", "SEND", "WRITE_IMM",
+					      "ATOMIC" };
+#define KINDS_DEFAULT	0xfu	/* all but ATOMIC */
+static unsigned int kind_mask = KINDS_DEFAULT;	/* -k */
 
 enum { CMD_HELLO = 1, CMD_PREP, CMD_CHECK, CMD_DONE };
 
@@ -69,7 +79,7 @@ struct op {
 	int last;		/* last op of its burst */
 	uint64_t toff;		/* offset in the server's T (WRITE, READ, WRITE_IMM) */
 	uint64_t pseed;		/* pattern seed */
-	int with_imm;		/* WRITE_IMM always, SEND sometimes */
+	int with_imm;		/* WRITE_IMM always, SEND sometimes; ATOMIC: CMP_SWAP */
 	uint32_t imm;
 	int nsge;		/* client SGEs, in S (source) or R (READ target) */
 	uint32_t off[MAX_SGE];
@@ -116,14 +126,37 @@ static void op_from_ctl(struct op *op, const struct ctl *m)
 
 static int op_str(char *s, size_t n, const struct op *op)
 {
+	const char *sfx = op->kind == K_SEND && op->with_imm ? "_IMM" :
+			  op->kind == K_ATOMIC ? (op->with_imm ? " CMP_SWAP" : " FETCH_ADD") : "";
 	int k = snprintf(s, n, "op %u: %s%s len %u toff %llu nsge %d pattern %#llx",
-			 op->idx, kind_name[op->kind],
-			 op->kind == K_SEND && op->with_imm ? "_IMM" : "", op->len,
+			 op->idx, kind_name[op->kind], sfx, op->len,
 			 (unsigned long long)op->toff, op->nsge, (unsigned long long)op->pseed);
 
-	if (op->with_imm && k >= 0 && (size_t)k < n)
+	if (op->with_imm && op->kind != K_ATOMIC && k >= 0 && (size_t)k < n)
 		k += snprintf(s + k, n - (size_t)k, " imm %#x", op->imm);
 	return k;
+}
+
+/* ATOMIC: the original value of T's word (its pattern) and the operand. */
+static uint64_t atomic_orig(const struct op *op)
+{
+	uint8_t b[8];
+	uint64_t v;
+
+	pattern_fill(b, sizeof(b), op->pseed);
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+static uint64_t atomic_operand(const struct op *op)
+{
+	return (uint64_t)op->imm << 32 | (op->imm ^ 0x5a5a5a5au);
+}
+
+/* ATOMIC: the value T's word holds afterwards. */
+static uint64_t atomic_result(const struct op *op)
+{
+	return op->with_imm ? atomic_operand(op) : atomic_orig(op) + atomic_operand(op);
 }
 
 /*
@@ -318,7 +351,7 @@ static int server_prep(struct server *sv, const struct op *op, char *why, size_t
 	uint32_t base, cap, max;
 	int i, err;
 
-	if (op->kind == K_READ) {
+	if (op->kind == K_READ || op->kind == K_ATOMIC) {
 		pattern_fill(sv->t + op->toff, op->len, op->pseed);
 		return 0;
 	}
@@ -371,6 +404,11 @@ static int server_check(struct server *sv, const struct op *op, uint64_t *bad_at
 	int i, n, bad = 0;
 
 	pattern_fill(msg, op->len, op->pseed);
+	if (op->kind == K_ATOMIC) {
+		uint64_t v = atomic_result(op);
+
+		memcpy(msg, &v, sizeof(v));
+	}
 	if (op->kind == K_SEND || op->kind == K_WRITE_IMM) {
 		rl = &sv->rl[sv->rl_next++];
 		if (sv->rl_next > sv->nrl || rl->idx != op->idx) {
@@ -430,7 +468,14 @@ static int run_server(const struct opts *o)
 	sv.t = alloc_buf(BUF_SIZE);
 	sv.bg = alloc_buf(BUF_SIZE);
 	sv.msg = alloc_buf(BUF_SIZE);
-	sv.mr = reg_mr(sv.d.pd, sv.t, BUF_SIZE, RC_ACCESS);
+	sv.mr = reg_mr(sv.d.pd, sv.t, BUF_SIZE, RC_ACCESS | IBV_ACCESS_REMOTE_ATOMIC);
+	{
+		struct ibv_qp_attr qa = { .qp_access_flags = RC_ACCESS |
+						IBV_ACCESS_REMOTE_ATOMIC };
+
+		if (ibv_modify_qp(sv.qp, &qa, IBV_QP_ACCESS_FLAGS))
+			die("server: allow remote atomics: %s", strerror(errno));
+	}
 
 	if (ctl_recv(fd, &m) || m.cmd != CMD_HELLO)
 		die("no HELLO from the client");
@@ -523,6 +568,18 @@ static uint32_t pick_len(uint64_t *rng, uint32_t mtu)
 	return e > MAX_LEN ? MAX_LEN : e;
 }
 
+/* A kind from kind_mask (the n-th set bit: the default draws as before). */
+static enum kind pick_kind(uint64_t *rng)
+{
+	unsigned int n = (unsigned int)__builtin_popcount(kind_mask);
+	unsigned int r = (unsigned int)rng_below(rng, n), k;
+
+	for (k = 0; k < K_NUM; k++)
+		if (kind_mask & (1u << k) && !r--)
+			break;
+	return (enum kind)k;
+}
+
 /* Operation @i, number @j of a burst of @nb (slice j of nb of the buffers). */
 static void gen_op(struct client *c, uint64_t *rng, uint32_t i, int j, int nb, struct op *op)
 {
@@ -536,26 +593,33 @@ static void gen_op(struct client *c, uint64_t *rng, uint32_t i, int j, int nb, s
 	op->last = j == nb - 1;
 	if (i < 4 * 6) {		/* every kind with every must-have length */
 		op->kind = (enum kind)(i % 4);
+		if (!(kind_mask & (1u << op->kind)))
+			op->kind = pick_kind(rng);
 		op->len = must[i / 4];
 	} else {
-		op->kind = (enum kind)rng_below(rng, K_NUM);
+		op->kind = pick_kind(rng);
 		op->len = pick_len(rng, c->mtu);
 		if (op->len > maxlen)
 			op->len = (uint32_t)rng_below(rng, maxlen + 1);
 	}
+	if (op->kind == K_ATOMIC)
+		op->len = 8;
 	r = (uint32_t)rng_below(rng, 10);
 	op->toff = op->slice + (r == 0 ? 0 : r == 1 ? op->slice_len - op->len
 				: rng_below(rng, op->slice_len - op->len + 1));
+	if (op->kind == K_ATOMIC)
+		op->toff &= ~7ull;	/* IBTA 9.4.5: an aligned word */
 	op->pseed = rng_next(rng);
-	op->with_imm = op->kind == K_WRITE_IMM || (op->kind == K_SEND && rng_below(rng, 2));
+	op->with_imm = op->kind == K_WRITE_IMM ||
+		       ((op->kind == K_SEND || op->kind == K_ATOMIC) && rng_below(rng, 2));
 	op->imm = (uint32_t)rng_next(rng);
 	max = op->kind == K_READ ? c->max_rd_sge : c->max_sge;
 	if (nb > 1 && max > BURST_SGE)
 		max = BURST_SGE;
 	r = (uint32_t)rng_below(rng, 10);
 	op->nsge = r < 5 ? 1 : r == 5 ? (int)max : 2 + (int)rng_below(rng, max - 1);
-	if (op->nsge > (int)max)
-		op->nsge = (int)max;
+	if (op->nsge > (int)max || op->kind == K_ATOMIC)
+		op->nsge = op->kind == K_ATOMIC ? 1 : (int)max;
 	layout(rng, op->len, &op->nsge, op->off, op->sl);
 	for (r = 0; r < (uint32_t)op->nsge; r++)
 		op->off[r] += (uint32_t)op->slice;
@@ -565,7 +629,8 @@ static void gen_op(struct client *c, uint64_t *rng, uint32_t i, int j, int nb, s
 static int client_post(struct client *c, const struct op *ops, int nb, char *why, size_t wn)
 {
 	static const enum ibv_wr_opcode wr_op[K_NUM] = {
-		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND, IBV_WR_RDMA_WRITE_WITH_IMM };
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND, IBV_WR_RDMA_WRITE_WITH_IMM,
+		IBV_WR_ATOMIC_FETCH_AND_ADD };
 	struct ibv_sge sge[MAX_BURST][MAX_SGE];
 	struct ibv_send_wr wr[MAX_BURST], *bad;
 	int i, j, err;
@@ -573,8 +638,9 @@ static int client_post(struct client *c, const struct op *ops, int nb, char *why
 	memset(wr, 0, sizeof(wr));
 	for (j = 0; j < nb; j++) {
 		const struct op *op = &ops[j];
-		uint8_t *base = op->kind == K_READ ? c->r : c->s;
-		uint32_t lkey = op->kind == K_READ ? c->rmr->lkey : c->smr->lkey;
+		int into_r = op->kind == K_READ || op->kind == K_ATOMIC;
+		uint8_t *base = into_r ? c->r : c->s;
+		uint32_t lkey = into_r ? c->rmr->lkey : c->smr->lkey;
 
 		for (i = 0; i < op->nsge; i++) {
 			sge[j][i].addr = (uintptr_t)base + op->off[i];
@@ -592,6 +658,16 @@ static int client_post(struct client *c, const struct op *ops, int nb, char *why
 		wr[j].imm_data = htonl(op->imm);
 		wr[j].wr.rdma.remote_addr = c->peer.addr + op->toff;
 		wr[j].wr.rdma.rkey = c->peer.rkey;
+		if (op->kind != K_ATOMIC)
+			continue;
+		wr[j].wr.atomic.remote_addr = c->peer.addr + op->toff;
+		wr[j].wr.atomic.rkey = c->peer.rkey;
+		wr[j].wr.atomic.swap = atomic_operand(op);
+		wr[j].wr.atomic.compare_add = atomic_operand(op);
+		if (op->with_imm) {
+			wr[j].opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+			wr[j].wr.atomic.compare_add = atomic_orig(op);
+		}
 	}
 	err = ibv_post_send(c->qp, wr, &bad);
 	if (err)
@@ -608,7 +684,8 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 			char *why, size_t wn)
 {
 	static const enum ibv_wc_opcode wc_op[K_NUM] = {
-		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND, IBV_WC_RDMA_WRITE };
+		IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ, IBV_WC_SEND, IBV_WC_RDMA_WRITE,
+		IBV_WC_FETCH_ADD };
 	struct seg segs[MAX_BURST * MAX_SGE];
 	uint64_t at = UINT64_MAX;
 	int i, j, n = 0, bad = 0;
@@ -622,7 +699,7 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 
 		pattern_fill(msg, op->len, op->pseed);
 		for (i = 0; i < op->nsge; i++) {
-			if (op->kind == K_READ)
+			if (op->kind == K_READ || op->kind == K_ATOMIC)
 				segs[n++] = (struct seg){ op->off[i], op->sl[i], msg + done };
 			else
 				memcpy(c->s + op->off[i], msg + done, op->sl[i]);
@@ -643,8 +720,9 @@ static int client_burst(struct client *c, const struct op *ops, int nb, int *fai
 	/* a send-side byte_len is not defined by the verbs: not checked */
 	for (j = 0; j < nb && !bad; j++) {
 		*failed = j;
-		bad = expect_cqe(c->cq, ops[j].idx, wc_op[ops[j].kind], -1, -2, j == nb - 1,
-				 "client", why, wn);
+		bad = expect_cqe(c->cq, ops[j].idx,
+				 ops[j].kind == K_ATOMIC && ops[j].with_imm ? IBV_WC_COMP_SWAP :
+				 wc_op[ops[j].kind], -1, -2, j == nb - 1, "client", why, wn);
 	}
 	if (!bad && n) {
 		bad = image_check(c->r, c->rbg, BUF_SIZE, segs, n, "client R", &at, why, wn);
@@ -742,8 +820,9 @@ static int run_client(const struct opts *o, uint64_t seed, uint32_t nops)
 		printf("FAIL rdma_data: stray client CQE at the end\n");
 		return 1;
 	}
-	printf("PASS rdma_data: %u ops (WRITE %u READ %u SEND %u WRITE_IMM %u; %u bursts), %.1f MiB in %.1f s, path MTU %u, seed %#llx\n",
-	       nops, count[K_WRITE], count[K_READ], count[K_SEND], count[K_WRITE_IMM], bursts,
+	printf("PASS rdma_data: %u ops (WRITE %u READ %u SEND %u WRITE_IMM %u ATOMIC %u; %u bursts), %.1f MiB in %.1f s, path MTU %u, seed %#llx\n",
+	       nops, count[K_WRITE], count[K_READ], count[K_SEND], count[K_WRITE_IMM],
+	       count[K_ATOMIC], bursts,
 	       (double)bytes / (1 << 20), (double)(now_ms() - t0) / 1000, c.mtu,
 	       (unsigned long long)seed);
 	return 0;
@@ -759,25 +838,31 @@ int main(int argc, char **argv)
 
 	prog_name = "rdma_data";
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, COMMON_OPTSTRING "n:S:")) != -1) {
+	while ((c = getopt(argc, argv, COMMON_OPTSTRING "n:S:k:")) != -1) {
 		if (common_opt(&o, c, optarg))
 			continue;
 		if (c == 'n')
 			nops = (uint32_t)strtoul(optarg, NULL, 0);
 		else if (c == 'S')
 			seed = strtoull(optarg, NULL, 0);
+		else if (c == 'k')
+			kind_mask = (unsigned int)strtoul(optarg, NULL, 0) & ((1u << K_NUM) - 1);
 		else
 			goto usage;
 	}
 	err = common_opts_check(&o);
+	if (!err && !kind_mask)
+		err = "-k MASK selects no kind";
 	if (err || optind != argc) {
 		if (err)
 			fprintf(stderr, "rdma_data: %s\n", err);
 usage:
-		fprintf(stderr, "usage: rdma_data -s|-c SERVER -d DEV [-g GIDX] [-p PORT] [-n OPS] [-S SEED]\n"
+		fprintf(stderr, "usage: rdma_data -s|-c SERVER -d DEV [-g GIDX] [-p PORT] [-n OPS] [-S SEED] [-k MASK]\n"
 			COMMON_USAGE
 			"  -n OPS           operations (client, default 200)\n"
-			"  -S SEED          PRNG seed (client, default: time based, printed)\n");
+			"  -S SEED          PRNG seed (client, default: time based, printed)\n"
+			"  -k MASK          kinds (client): 1 WRITE 2 READ 4 SEND 8 WRITE_IMM 16 ATOMIC\n"
+			"                   (default 15)\n");
 		return 2;
 	}
 	if (o.is_server)
