@@ -16,8 +16,10 @@
 #   make vmtest-debug [TESTS=...]  tests/run in the VM on the debug kernel
 #   make check-debug [TESTS=...]   deps, all, kunit-debug, vmtest-debug (all
 #                          tests unless TESTS is given); one summary line
-#   make check-ci          what CI runs: check, then kunit-debug and the
-#                          $(DEBUG_TESTS) on the debug kernel; one summary line
+#   make check-ci          what CI runs: deps, all, vmtest, kunit-debug
+#                          and the $(DEBUG_TESTS) on the debug kernel (the
+#                          KUnit suites run once, on the debug kernel);
+#                          one summary line
 #   make demo              scripts/demo
 
 ifneq ($(KERNELRELEASE),)
@@ -105,7 +107,7 @@ check-ci: W ?= 1
 check-ci:
 	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
-		DEBUG_TESTS="$(DEBUG_TESTS)" scripts/check --stock --debug
+		DEBUG_TESTS="$(DEBUG_TESTS)" scripts/check --vmtest --debug
 
 demo:
 	scripts/demo
