@@ -9,6 +9,17 @@
 #   make vmtest [TESTS=t-10-sroce-perftest.sh]  tests/run in the VM (scripts/vm)
 #   make check [W=]        deps, all (W=1 by default), kunit, vmtest;
 #                          ends with one line "N passed, N failed"
+#   make debug-kernel      build the debug guest kernel (KASAN, lockdep,
+#                          DEBUG_OBJECTS, kmemleak) and sroce.ko against it
+#                          (scripts/debug-kernel; output in .debug-build/)
+#   make kunit-debug       the KUnit suites on the debug kernel
+#   make vmtest-debug [TESTS=...]  tests/run in the VM on the debug kernel
+#   make check-debug [TESTS=...]   deps, all, kunit-debug, vmtest-debug (all
+#                          tests unless TESTS is given); one summary line
+#   make check-ci          what CI runs: deps, all, vmtest, kunit-debug
+#                          and the $(DEBUG_TESTS) on the debug kernel (the
+#                          KUnit suites run once, on the debug kernel);
+#                          one summary line
 #   make demo              scripts/demo
 
 ifneq ($(KERNELRELEASE),)
@@ -38,6 +49,7 @@ testprogs: userspace
 
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
+	rm -rf .debug-build
 	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
 	$(MAKE) -C tests/src clean
 
@@ -58,6 +70,10 @@ VM_TIMEOUT ?= 3600
 TEST_TIMEOUT ?= 1200
 PAIR_TIMEOUT ?= 60
 TESTS ?=
+# The tests CI runs on the debug kernel (missing ones are skipped).
+DEBUG_TESTS ?= t-55-fuzz.sh t-85-loss-soak.sh
+# The debug kernel is slower (KASAN, lockdep under TCG): more time per test.
+DEBUG_TEST_TIMEOUT ?= 2400
 
 kunit:
 	scripts/kunit
@@ -71,12 +87,35 @@ check:
 	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		PAIR_TIMEOUT=$(PAIR_TIMEOUT) scripts/check
 
+debug-kernel:
+	scripts/debug-kernel
+
+kunit-debug:
+	scripts/kunit --debug
+
+vmtest-debug:
+	scripts/vm --debug --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
+
+check-debug: W ?= 1
+check-debug:
+	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
+		$(if $(TESTS),DEBUG_TESTS="$(TESTS)",env -u DEBUG_TESTS) scripts/check --debug
+
+check-ci: W ?= 1
+check-ci:
+	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
+		DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
+		DEBUG_TESTS="$(DEBUG_TESTS)" scripts/check --vmtest --debug
+
 demo:
 	scripts/demo
 
 bench:
 	scripts/bench
 
-.PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench
+.PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench \
+	debug-kernel kunit-debug vmtest-debug check-debug check-ci
 
 endif

@@ -1,0 +1,55 @@
+# scripts/lib/kernel-source.bash: the kernel source tree that scripts/kunit
+# and scripts/debug-kernel build from.  Sourced, not run.  Expects CACHE
+# (the cache directory) to be set; defines SRC and TARBALL.
+#
+# Debian's linux-source-6.1 is unpacked once into $CACHE/linux-source-6.1;
+# every build there uses O=<its own build directory>, so the tree itself
+# stays clean and several builds can share it.  $CACHE/src.lock guards it:
+# unpacking takes the lock exclusively, builds hold it shared, so the tree
+# is never replaced under a running build.
+
+SRC=$CACHE/linux-source-6.1
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+
+# ksrc_install_deps PKG...: apt-get install the packages that are missing.
+ksrc_install_deps() {
+	local p missing=()
+	for p in "$@"; do
+		[[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] ||
+			missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	echo "${0##*/}: installing ${missing[*]}" >&2
+	apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends "${missing[@]}"
+}
+
+# ksrc_version: the linux-source-6.1 package version (the tree's identity).
+ksrc_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1
+}
+
+# ksrc_unpack FD: unpacks the source if it is missing or from another package
+# version, then holds $CACHE/src.lock shared on file descriptor FD until the
+# caller exits.  The stamp holds the package version, so an updated
+# linux-source-6.1 is unpacked again.  Unpacks beside the target and renames:
+# never half a tree.
+ksrc_unpack() {
+	local fd=$1 ver
+	ver=$(ksrc_version) || return 1
+	eval "exec $fd>\"\$CACHE/src.lock\"" || return 1
+	flock -s "$fd" || return 1
+	[[ $(cat "$SRC/.sroce-unpacked" 2>/dev/null) == "$ver" ]] && return 0
+	flock -x "$fd" || return 1
+	if [[ $(cat "$SRC/.sroce-unpacked" 2>/dev/null) != "$ver" ]]; then
+		echo "${0##*/}: unpacking linux-source-6.1 $ver into $SRC" >&2
+		rm -rf "$SRC.tmp" && mkdir -p "$SRC.tmp" &&
+			tar -xJf "$TARBALL" -C "$SRC.tmp" --strip-components=1 &&
+			echo "$ver" >"$SRC.tmp/.sroce-unpacked" || return 1
+		rm -rf "$SRC.old"
+		[[ ! -e $SRC ]] || mv "$SRC" "$SRC.old"
+		mv "$SRC.tmp" "$SRC" && rm -rf "$SRC.old" || return 1
+	fi
+	flock -s "$fd"
+}
