@@ -710,6 +710,7 @@ bool sroce_cc_rcv(struct sroce_dev *dev, struct sk_buff *skb)
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_cc_rcv);
 
 /**
  * sroce_cc_cnp_fill() - write the transport headers of a CNP

@@ -58,6 +58,7 @@ module_param_named(max_ah, sroce_max_res[SROCE_RES_AH], uint, 0644);
 MODULE_PARM_DESC(max_ah, "AHs per device, 1..65536; 0 (default): 65536");
 
 struct workqueue_struct *sroce_wq;
+EXPORT_SYMBOL_IF_KUNIT(sroce_wq);
 
 static LIST_HEAD(sroce_dev_list);
 static DEFINE_MUTEX(sroce_dev_mutex);

@@ -536,6 +536,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	rcu_read_unlock();
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_copy);
 
 /**
  * sroce_sge_cursor_init() - start a cursor at the first byte of an SGE list
