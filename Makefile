@@ -16,7 +16,7 @@
 #   make vmtest-debug [TESTS=...]  tests/run in the VM on the debug kernel
 #   make check-debug [TESTS=...]   deps, all, kunit-debug, vmtest-debug (all
 #                          tests unless TESTS is given); one summary line
-#   make check-ci          what CI runs: deps, all, vmtest, kunit-debug
+#   make check-full        deps, all, vmtest, kunit-debug
 #                          and the $(DEBUG_TESTS) on the debug kernel (the
 #                          KUnit suites run once, on the debug kernel);
 #                          one summary line
@@ -103,8 +103,8 @@ check-debug:
 		PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
 		$(if $(TESTS),DEBUG_TESTS="$(TESTS)",env -u DEBUG_TESTS) scripts/check --debug
 
-check-ci: W ?= 1
-check-ci:
+check-full: W ?= 1
+check-full:
 	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
 		DEBUG_TESTS="$(DEBUG_TESTS)" scripts/check --vmtest --debug
@@ -116,6 +116,6 @@ bench:
 	scripts/bench
 
 .PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench \
-	debug-kernel kunit-debug vmtest-debug check-debug check-ci
+	debug-kernel kunit-debug vmtest-debug check-debug check-full
 
 endif
