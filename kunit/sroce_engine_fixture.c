@@ -852,14 +852,15 @@ static void sroce_fx_event(struct ib_event *ev, void *ctx)
 		atomic_inc(&fx->fatal);
 }
 
-/* The device: what the verbs and the data path use, nothing registered. */
 /* Object limits of the fixture's device: 0, the device maxima. */
 static const unsigned int sroce_fx_no_limits[SROCE_NUM_RES];
 
+/* The device: what the verbs and the data path use, nothing registered. */
 static int sroce_fx_dev_init(struct sroce_fx *fx)
 {
 	struct sroce_dev *dev = &fx->dev;
 
+	sroce_mr_dev_init(dev);	/* first: the destroy path drains it */
 	fx->ndev = alloc_netdev(0, "srocekt%d", NET_NAME_ENUM, ether_setup);
 	if (!fx->ndev)
 		return -ENOMEM;
@@ -870,7 +871,6 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, 0x5a);
-	sroce_mr_dev_init(dev);
 	sroce_res_init(dev, sroce_fx_no_limits);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;

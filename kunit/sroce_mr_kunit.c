@@ -615,6 +615,56 @@ static void sroce_mr_sge_total_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_sge_total(sge, 2, &total), -EINVAL);
 }
 
+/* ---- sroce_mr_atomic(): executed whole, or not at all (IBTA 9.4.5) ---- */
+
+struct sroce_mr_atomic_case {
+	const char *name;
+	bool invalid;		/* MR deregistered since its check */
+	bool cswap;		/* COMPARE_SWAP, else FETCH_ADD */
+	u64 comp;
+	int err;
+	u64 orig;		/* expected @orig (when err == 0) */
+	u64 after;		/* the target afterwards */
+};
+
+#define SROCE_MR_T_ATOM 0x1000000000000005ULL
+
+static const struct sroce_mr_atomic_case sroce_mr_atomic_cases[] = {
+	{ "fetch_add", .orig = SROCE_MR_T_ATOM,
+	  .after = SROCE_MR_T_ATOM + 0x10 },
+	{ "cswap_equal", .cswap = true, .comp = SROCE_MR_T_ATOM,
+	  .orig = SROCE_MR_T_ATOM, .after = 0x10 },
+	{ "cswap_differs", .cswap = true, .comp = 0,
+	  .orig = SROCE_MR_T_ATOM, .after = SROCE_MR_T_ATOM },
+	{ "fetch_add_deregistered", .invalid = true, .err = -EINVAL,
+	  .orig = 0x77, .after = SROCE_MR_T_ATOM },
+	{ "cswap_deregistered", .invalid = true, .cswap = true, .comp = 0,
+	  .err = -EINVAL, .orig = 0x77, .after = SROCE_MR_T_ATOM },
+};
+
+static void sroce_mr_atomic_desc(const struct sroce_mr_atomic_case *c,
+				 char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_mr_atomic, sroce_mr_atomic_cases, sroce_mr_atomic_desc);
+
+static void sroce_mr_atomic_test(struct kunit *test)
+{
+	const struct sroce_mr_atomic_case *c = test->param_value;
+	struct sroce_mr mr = { .type = SROCE_MR_DMA, .length = U64_MAX };
+	u64 target = SROCE_MR_T_ATOM, orig = 0x77;
+
+	mr.valid = !c->invalid;
+	kref_init(&mr.ref);
+	KUNIT_EXPECT_EQ(test, sroce_mr_atomic(&mr, (uintptr_t)&target,
+					      c->cswap, 0x10, c->comp, &orig),
+			c->err);
+	KUNIT_EXPECT_EQ(test, orig, c->orig);
+	KUNIT_EXPECT_EQ(test, target, c->after);
+}
+
 static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_key_test),
 	KUNIT_CASE(sroce_mr_lookup_test),
@@ -627,6 +677,7 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_mr_peer_inv_test, sroce_mr_inv_gen_params),
 	KUNIT_CASE(sroce_mr_dereg_held_test),
 	KUNIT_CASE(sroce_mr_dereg_unheld_test),
+	KUNIT_CASE_PARAM(sroce_mr_atomic_test, sroce_mr_atomic_gen_params),
 	{}
 };
 

@@ -505,6 +505,16 @@ static void sroce_mr_copy_pages(struct sroce_mr *mr, u64 iova, void *buf,
 	}
 }
 
+/* Copy between @mr, known valid inside the caller's RCU section, and @buf. */
+static void sroce_mr_copy_valid(struct sroce_mr *mr, u64 iova, void *buf,
+				u32 len, enum sroce_copy_dir dir)
+{
+	if (mr->type == SROCE_MR_DMA)
+		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
+	else if (len)
+		sroce_mr_copy_pages(mr, iova, buf, len, dir);
+}
+
 /**
  * sroce_mr_copy() - copy between a checked MR range and a kernel buffer
  * @mr: region (a reference held); the range must have passed
@@ -529,14 +539,53 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	rcu_read_lock();
 	if (!READ_ONCE(mr->valid))
 		err = -EINVAL;
-	else if (mr->type == SROCE_MR_DMA)
-		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
-	else if (len)
-		sroce_mr_copy_pages(mr, iova, buf, len, dir);
+	else
+		sroce_mr_copy_valid(mr, iova, buf, len, dir);
 	rcu_read_unlock();
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_copy);
+
+/**
+ * sroce_mr_atomic() - execute an 8-byte atomic on a checked MR range
+ * @mr: region (a reference held); the range passed sroce_mr_check() with
+ *	IB_ACCESS_REMOTE_ATOMIC
+ * @iova: the 8-byte aligned target in the MR
+ * @cswap: true for COMPARE_SWAP, false for FETCH_ADD
+ * @swap_add: the swap value (COMPARE_SWAP) or the addend (FETCH_ADD)
+ * @comp: the compare value (COMPARE_SWAP only)
+ * @orig: out: the value before the operation
+ *
+ * The validity check, the read and the write are one RCU read-side
+ * section, as in sroce_mr_copy(): a deregistration either comes after the
+ * whole operation or before any of it, never between the read and the
+ * write (IBTA 9.4.5: an atomic is executed entirely or not at all).
+ * Context: any; the caller serialises atomics (it holds its atomic lock).
+ * Return: 0, or -EINVAL when @mr was invalidated or deregistered since it
+ * was checked (nothing read or written, @orig untouched).
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cswap, u64 swap_add,
+		    u64 comp, u64 *orig)
+{
+	u64 old, val;
+	int err = 0;
+
+	rcu_read_lock();
+	if (!READ_ONCE(mr->valid)) {
+		err = -EINVAL;
+		goto out;
+	}
+	sroce_mr_copy_valid(mr, iova, &old, sizeof(old), SROCE_FROM_MR);
+	if (!cswap || old == comp) {
+		val = cswap ? swap_add : old + swap_add;
+		sroce_mr_copy_valid(mr, iova, &val, sizeof(val), SROCE_TO_MR);
+	}
+	*orig = old;
+out:
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic);
 
 /**
  * sroce_sge_cursor_init() - start a cursor at the first byte of an SGE list

@@ -83,6 +83,8 @@ enum sroce_copy_dir {
 
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cswap, u64 swap_add,
+		    u64 comp, u64 *orig);
 
 /**
  * struct sroce_sge_cursor - position in a scatter/gather list

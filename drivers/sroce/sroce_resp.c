@@ -852,23 +852,20 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 }
 
 /*
- * Execute an atomic under the global atomic lock (IBTA 9.4.5).  An MR
- * deregistered since its check is neither read nor written (orig 0).
+ * Execute an atomic under the global atomic lock (IBTA 9.4.5).
+ * Return: 0, or -EINVAL when the MR was deregistered since its check
+ * (nothing read or written).
  */
-static u64 sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
-				  u64 swap_add, u64 comp)
+static int sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
+				  u64 swap_add, u64 comp, u64 *orig)
 {
 	unsigned long flags;
-	u64 orig = 0, val;
+	int err;
 
 	spin_lock_irqsave(&sroce_resp_atomic_lock, flags);
-	if (!sroce_mr_copy(mr, va, &orig, sizeof(orig), SROCE_FROM_MR) &&
-	    (!cswap || orig == comp)) {
-		val = cswap ? swap_add : orig + swap_add;
-		sroce_mr_copy(mr, va, &val, sizeof(val), SROCE_TO_MR);
-	}
+	err = sroce_mr_atomic(mr, va, cswap, swap_add, comp, orig);
 	spin_unlock_irqrestore(&sroce_resp_atomic_lock, flags);
-	return orig;
+	return err;
 }
 
 /*
@@ -886,6 +883,7 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 	enum sroce_resp_ret ret;
 	struct sroce_mr *mr;
 	u16 idx;
+	int err;
 
 	if (va & 7) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
@@ -906,11 +904,18 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 		sroce_mr_put(mr);
 		return SROCE_RESP_DROP;
 	}
-	res->orig = sroce_resp_atomic_exec(mr, va,
-					   pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
-					   be64_to_cpu(ath->swap_add),
-					   be64_to_cpu(ath->comp));
+	err = sroce_resp_atomic_exec(mr, va,
+				     pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+				     be64_to_cpu(ath->swap_add),
+				     be64_to_cpu(ath->comp), &res->orig);
 	sroce_mr_put(mr);
+	if (err) {	/* deregistered since the check: not executed */
+		sroce_resp_out_drop_from(qp, pkt->psn);
+		res->type = SROCE_RES_FREE;
+		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+		return SROCE_RESP_NAK_ACC;
+	}
 	sroce_resp_set_epsn(resp, resp->epsn + 1);
 	return SROCE_RESP_OK;
 }

@@ -1118,6 +1118,16 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
+	/*
+	 * Again under sq_lock: a move to RESET notes the SQ producer under
+	 * it (sroce_dp_modify()) after setting the state, so a post is
+	 * either wholly before the reset, which discards it, or refused.
+	 */
+	if (!sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_POST_SEND)) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		wr = NULL;
+	}
 	for (; wr; wr = wr->next) {
 		err = sroce_post_one_send(qp, wr);
 		if (err) {
