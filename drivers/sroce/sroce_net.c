@@ -600,34 +600,21 @@ static void sroce_net_cache_set(struct dst_cache *cache,
 }
 
 /*
- * Does @live, an address of a QP's path, which modify_qp may be
- * rewriting under its state_lock, equal @a?  Read word by word: a torn
- * read can only fail to match, and then the route is looked up afresh.
- */
-static bool sroce_net_addr_is(const struct in6_addr *live,
-			      const struct in6_addr *a)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(a->s6_addr32); i++)
-		if (READ_ONCE(live->s6_addr32[i]) != a->s6_addr32[i])
-			return false;
-	return true;
-}
-
-/*
  * Is @av the connected path of @qp (RC/UC requests and their responses),
  * whose route the QP caches?  UD paths change per WQE and CNPs go out at
  * their own DSCP: they are looked up every time.
  */
-static bool sroce_net_qp_path(const struct sroce_qp *qp,
+static bool sroce_net_qp_path(struct sroce_qp *qp,
 			      const struct sroce_av *av, u8 opcode)
 {
+	struct in6_addr saddr, daddr;
+
 	if (!qp || (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC) ||
 	    opcode == IB_OPCODE_CNP)
 		return false;
-	return sroce_net_addr_is(&qp->av.daddr, &av->daddr) &&
-	       sroce_net_addr_is(&qp->av.saddr, &av->saddr);
+	sroce_qp_path_addrs(qp, &saddr, &daddr);
+	return ipv6_addr_equal(&daddr, &av->daddr) &&
+	       ipv6_addr_equal(&saddr, &av->saddr);
 }
 
 /*

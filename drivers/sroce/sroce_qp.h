@@ -51,8 +51,9 @@
  *	is not kept (query_qp fills it in from @state)
  * @av: primary path, built from @attr.ah_attr at RTR; written under
  *	@state_lock inside @av_seq
- * @av_seq: lets the receive path read @av's addresses without
- *	@state_lock (sroce_recv.c), so spoofed packets never contend it
+ * @av_seq: lets the receive path and the route cache read @av's
+ *	addresses without @state_lock (sroce_qp_path_addrs()), so spoofed
+ *	packets never contend it
  * @mtu: path MTU in bytes
  * @sq_sig_all: every send WQE generates a CQE
  * @ref: references: the xarray entry's base reference, work, timers, skbs
@@ -111,6 +112,24 @@ static inline struct sroce_resp *to_sroce_resp(struct sroce_qp *qp)
 static inline bool sroce_qp_is_ud(const struct sroce_qp *qp)
 {
 	return qp->type == IB_QPT_UD || qp->type == IB_QPT_GSI;
+}
+
+/*
+ * The addresses of @qp's path (qp->av) without qp->state_lock: read inside
+ * qp->av_seq, retried only while modify_qp rewrites them, so the caller
+ * gets a whole path as modify_qp left it.  Context: any.
+ */
+static inline void sroce_qp_path_addrs(struct sroce_qp *qp,
+				       struct in6_addr *saddr,
+				       struct in6_addr *daddr)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&qp->av_seq);
+		*saddr = qp->av.saddr;
+		*daddr = qp->av.daddr;
+	} while (read_seqcount_retry(&qp->av_seq, seq));
 }
 
 static inline u32 sroce_qpn(const struct sroce_qp *qp)

@@ -277,16 +277,11 @@ static bool sroce_recv_addr_check(struct sroce_qp *qp,
 	const struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 	struct in6_addr saddr, daddr;
 	struct sroce_av path;
-	unsigned int seq;
 
 	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
 		return true;
 	sroce_recv_ip_addrs(skb, pkt->network_type, &saddr, &daddr);
-	do {
-		seq = read_seqcount_begin(&qp->av_seq);
-		path.saddr = qp->av.saddr;
-		path.daddr = qp->av.daddr;
-	} while (read_seqcount_retry(&qp->av_seq, seq));
+	sroce_qp_path_addrs(qp, &path.saddr, &path.daddr);
 	return sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr);
 }
 
