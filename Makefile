@@ -11,7 +11,10 @@
 #                          Debian's kernel, then the debug kernel: KUnit on
 #                          it and $(DEBUG_TESTS) in its VM; ends with one
 #                          line "N passed, N failed" (CI runs this)
-#   make check-stock       deps, all, kunit, vmtest (Debian's kernel only)
+#   make check-stock       deps, all, kunit, vmtest, vmtest-pair (Debian's
+#                          kernel only)
+#   make vmtest-pair       NVMe and NFS over RDMA between two VMs, sroce in
+#                          one and rdma_rxe in the other (scripts/vm-pair)
 #   make debug-kernel      build the debug guest kernel (KASAN, lockdep,
 #                          DEBUG_OBJECTS, kmemleak) and sroce.ko against it
 #                          (scripts/debug-kernel; output in .debug-build/)
@@ -81,6 +84,9 @@ vmtest:
 	scripts/vm --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
 
+vmtest-pair:
+	scripts/vm-pair tests/pair-ulp.sh a -- tests/pair-ulp.sh b
+
 check-stock: W ?= 1
 check-stock:
 	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
@@ -115,6 +121,6 @@ bench:
 	scripts/bench
 
 .PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench \
-	debug-kernel kunit-debug vmtest-debug check-debug check-stock
+	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair
 
 endif

@@ -31,8 +31,9 @@
 # BENCH_REPS (3), BENCH_DURATION (5), BENCH_MARGIN (1), BENCH_LAT_ITERS (2000),
 # BENCH_QPS (100, for the per-QP memory), BENCH_RETRIES (4), BENCH_TSC_CLOCK
 # (1; 0: no /add/tscclock.so), BENCH_SCENARIOS ("base"; "congestion": see
-# the hook below).
-cd "$(dirname "$0")" && source ./lib.sh
+# the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel),
+# BENCH_FIO_RUNTIME (10 s per fio job).
+cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
 
 BENCH_MTUS=${BENCH_MTUS:-1500 9000}
 BENCH_TESTS=${BENCH_TESTS:-ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat}
@@ -43,6 +44,7 @@ BENCH_LAT_ITERS=${BENCH_LAT_ITERS:-2000}
 BENCH_QPS=${BENCH_QPS:-100}
 BENCH_SCENARIOS=${BENCH_SCENARIOS:-base}
 BENCH_RETRIES=${BENCH_RETRIES:-4}
+BENCH_FIO_RUNTIME=${BENCH_FIO_RUNTIME:-10}
 BW_SIZE=65536 LAT_SIZE=2
 
 RESULTS=$LOG_DIR/bench.results   # "ROW DEV VALUE" per successful run
@@ -271,6 +273,68 @@ scenario_congestion() {
 		failures=$((failures + 1))
 	fi
 	reset_state
+}
+
+# fio_value DEV NAME RW BS QD FIELD: one time-based fio job on DEV (libaio,
+# direct); prints its read IOPS (FIELD iops) or read bandwidth in MB/s
+# (FIELD bw), from fio's terse output (field 7: KiB/s, 8: IOPS).
+fio_value() {
+	local out
+	out=$(bounded $((BENCH_FIO_RUNTIME + 120)) fio --name="$2" --filename="$1" --rw="$3" \
+		--bs="$4" --iodepth="$5" --ioengine=libaio --direct=1 --time_based \
+		--runtime="$BENCH_FIO_RUNTIME" --ramp_time=2 --minimal) || { echo "$out" | raw >&2; return 1; }
+	echo "$out" | raw >&2   # (to the log, not into the value)
+	awk -F';' -v f="$6" '$1 == 3 { print (f == "iops") ? $8 : sprintf("%.1f", $7 * 1024 / 1e6); exit }' <<<"$out"
+}
+
+# kernel_run WHICH: nvmet and nvme-rdma on one device of WHICH (sroce or
+# rxe) on a dummy netdev in init_net (kernel ULPs live there, and only one
+# of sroce and rxe can own UDP 4791 in a netns), the two fio rows, teardown.
+kernel_run() {
+	local dev v out
+	reset_state
+	"$MODPROBE" -r rdma_rxe 2>/dev/null
+	"$IP" link del bnch0 2>/dev/null
+	"$IP" link add bnch0 type dummy && "$IP" addr add 10.48.0.1/24 dev bnch0 && "$IP" link set bnch0 up &&
+	if [[ $1 == rxe ]]; then
+		"$MODPROBE" rdma_rxe && "$RDMA" link add rxe0 type rxe netdev bnch0
+	else
+		sroce_bind sroce0 bnch0
+	fi && out=$(nvmet_up 10.48.0.1 2>&1) && dev=$(nvme_connect 10.48.0.1 2>&1) || {
+		note "FAILED kernel $1: ${out:-} ${dev:-}"
+		failures=$((failures + 1))
+		nvmet_down
+		return 1
+	}
+	if v=$(fio_value "$dev" qd16 randread 4k 16 iops); then
+		add_value nvme-rdma/randread-4k-qd16 "$1" "$v"; note "nvme-rdma randread 4k qd16 $1: $v IOPS"
+	else
+		note "FAILED kernel $1: fio 4k"; failures=$((failures + 1))
+	fi
+	if v=$(fio_value "$dev" seq128k read 128k 4 bw); then
+		add_value nvme-rdma/read-128k-qd4 "$1" "$v"; note "nvme-rdma read 128k qd4 $1: $v MB/s"
+	else
+		note "FAILED kernel $1: fio 128k"; failures=$((failures + 1))
+	fi
+	nvme_disconnect
+	nvmet_down
+	reset_state
+	"$MODPROBE" -r rdma_rxe 2>/dev/null
+	"$IP" link del bnch0 2>/dev/null
+}
+
+# scenario_kernel: fio over NVMe/RDMA (nvmet-rdma target and nvme-rdma host
+# on the same device, loopback) on sroce and on rxe, alternately.
+scenario_kernel() {
+	local rep which order
+	add_row nvme-rdma/randread-4k-qd16 IOPS bw
+	add_row nvme-rdma/read-128k-qd4 MB/s bw
+	for ((rep = 0; rep < BENCH_REPS; rep++)); do
+		order=(sroce rxe)
+		((rep % 2)) && order=(rxe sroce)
+		for which in "${order[@]}"; do kernel_run "$which"; done
+	done
+	"$MODPROBE" rdma_rxe   # what the later scenarios expect
 }
 
 # scenario_memory: module size and kernel memory per QP (always run).
