@@ -527,56 +527,27 @@ static void sroce_end_poll(struct ibv_cq_ex *cqx)
 		pthread_spin_unlock(&cq->ex.lock);
 }
 
-static enum ibv_wc_opcode sroce_wc_read_opcode(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.opcode;
-}
+/*
+ * The read_* accessors: the members of the completion sroce_poll_cq()
+ * parsed.  read_imm_data also serves ibv_wc_read_invalidated_rkey(): the
+ * CQE holds one or the other (IBV_WC_WITH_IMM / IBV_WC_WITH_INV).
+ */
+#define SROCE_WC_READER(type, member)					\
+	static type sroce_wc_read_##member(struct ibv_cq_ex *cqx)	\
+	{								\
+		return cqx_to_scq(cqx)->ex.wc.member;			\
+	}
 
-static uint32_t sroce_wc_read_vendor_err(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.vendor_err;
-}
-
-static uint32_t sroce_wc_read_byte_len(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.byte_len;
-}
-
-/* Also ibv_wc_read_invalidated_rkey(): the CQE holds one or the other. */
-static __be32 sroce_wc_read_imm_data(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.imm_data;
-}
-
-static uint32_t sroce_wc_read_qp_num(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.qp_num;
-}
-
-static uint32_t sroce_wc_read_src_qp(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.src_qp;
-}
-
-static unsigned int sroce_wc_read_wc_flags(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.wc_flags;
-}
-
-static uint32_t sroce_wc_read_slid(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.slid;
-}
-
-static uint8_t sroce_wc_read_sl(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.sl;
-}
-
-static uint8_t sroce_wc_read_dlid_path_bits(struct ibv_cq_ex *cqx)
-{
-	return cqx_to_scq(cqx)->ex.wc.dlid_path_bits;
-}
+SROCE_WC_READER(enum ibv_wc_opcode, opcode)
+SROCE_WC_READER(uint32_t, vendor_err)
+SROCE_WC_READER(uint32_t, byte_len)
+SROCE_WC_READER(__be32, imm_data)
+SROCE_WC_READER(uint32_t, qp_num)
+SROCE_WC_READER(uint32_t, src_qp)
+SROCE_WC_READER(unsigned int, wc_flags)
+SROCE_WC_READER(uint32_t, slid)
+SROCE_WC_READER(uint8_t, sl)
+SROCE_WC_READER(uint8_t, dlid_path_bits)
 
 static void sroce_cq_ex_set_ops(struct ibv_cq_ex *cqx)
 {
