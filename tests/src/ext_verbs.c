@@ -900,22 +900,28 @@ struct qcase {
 	uint64_t ops;
 	uint32_t extra_mask;	/* comp_mask bits besides PD | SEND_OPS_FLAGS */
 	int expect;
+	int plain;		/* comp_mask PD alone: no ibv_qp_ex */
 };
 
+#define QC(n, t, o, e) { .name = "create-qp/" n, .type = t, .ops = o, .expect = e }
+
 static const struct qcase qcases[] = {
-	{ "create-qp/rc-all-ops", IBV_QPT_RC, SEND_OPS_RC | IBV_QP_EX_WITH_SEND_WITH_INV, 0, 0 },
-	{ "create-qp/uc-all-ops", IBV_QPT_UC, SEND_OPS_UC, 0, 0 },
-	{ "create-qp/ud-all-ops", IBV_QPT_UD, SEND_OPS_UD, 0, 0 },
-	{ "create-qp/rc-bind-mw", IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, 0, EOPNOTSUPP },
-	{ "create-qp/rc-local-inv", IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, 0, EOPNOTSUPP },
-	{ "create-qp/ud-tso", IBV_QPT_UD, IBV_QP_EX_WITH_TSO, 0, EOPNOTSUPP },
-	{ "create-qp/uc-rdma-read", IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, 0, EOPNOTSUPP },
-	{ "create-qp/uc-atomic", IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, 0, EOPNOTSUPP },
-	{ "create-qp/uc-send-inv", IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, 0, EOPNOTSUPP },
-	{ "create-qp/ud-rdma-write", IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, 0, EOPNOTSUPP },
-	{ "create-qp/ud-send-inv", IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_INV, 0, EOPNOTSUPP },
-	{ "create-qp/create-flags", IBV_QPT_RC, IBV_QP_EX_WITH_SEND,
-	  IBV_QP_INIT_ATTR_CREATE_FLAGS, EOPNOTSUPP },
+	QC("rc-all-ops", IBV_QPT_RC, SEND_OPS_RC | IBV_QP_EX_WITH_SEND_WITH_INV, 0),
+	QC("uc-all-ops", IBV_QPT_UC, SEND_OPS_UC, 0),
+	QC("ud-all-ops", IBV_QPT_UD, SEND_OPS_UD, 0),
+	QC("rc-bind-mw", IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP),
+	QC("rc-local-inv", IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP),
+	QC("ud-tso", IBV_QPT_UD, IBV_QP_EX_WITH_TSO, EOPNOTSUPP),
+	QC("uc-rdma-read", IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, EOPNOTSUPP),
+	QC("uc-atomic", IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, EOPNOTSUPP),
+	QC("uc-send-inv", IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
+	QC("ud-rdma-write", IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EOPNOTSUPP),
+	QC("ud-send-inv", IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
+	{ .name = "create-qp/create-flags", .type = IBV_QPT_RC, .ops = IBV_QP_EX_WITH_SEND,
+	  .extra_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS, .expect = EOPNOTSUPP },
+	{ .name = "create-qp/plain-rc", .type = IBV_QPT_RC, .plain = 1 },
+	{ .name = "create-qp/plain-uc", .type = IBV_QPT_UC, .plain = 1 },
+	{ .name = "create-qp/plain-ud", .type = IBV_QPT_UD, .plain = 1 },
 };
 
 static void run_qcase(const struct qcase *c)
@@ -928,14 +934,18 @@ static void run_qcase(const struct qcase *c)
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
-	struct ibv_qp *qp = ibv_create_qp_ex(a.d.ctx, &ia);
-	int err = qp ? 0 : errno;
+	struct ibv_qp *qp;
+	int err;
 
+	if (c->plain)
+		ia.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qp = ibv_create_qp_ex(a.d.ctx, &ia);
+	err = qp ? 0 : errno;
 	if (err != c->expect)
 		whyf("ibv_create_qp_ex: %s, want %s", err ? strerror(err) : "success",
 		     c->expect ? strerror(c->expect) : "success");
-	if (qp && !ibv_qp_to_qp_ex(qp))
-		whyf("ibv_qp_to_qp_ex: NULL");
+	if (qp && (ibv_qp_to_qp_ex(qp) == NULL) != c->plain)
+		whyf("ibv_qp_to_qp_ex: %s", c->plain ? "not NULL" : "NULL");
 	if (qp)
 		ibv_destroy_qp(qp);
 	result(c->name, c->expect ? strerror(c->expect) : "created");
