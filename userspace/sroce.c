@@ -16,9 +16,12 @@
  * The provider re-reads its own index from the ring on every call instead of
  * caching it, so a kernel that resets a ring (QP to RESET) stays in step.
  *
+ * The extended verbs (ibv_create_cq_ex, ibv_create_qp_ex and the ibv_wr_*
+ * API) are in sroce_ex.c, built on this file's CQ, QP and send queue code
+ * (sroce.h).
+ *
  * Not supported (left NULL, libibverbs returns EOPNOTSUPP): SRQ, MW, XRC,
- * resize_cq, the extended CQ/QP interfaces (ibv_create_cq_ex,
- * ibv_create_qp_ex with anything but a PD, the ibv_wr_* API), DM, flows.
+ * resize_cq, DM, flows.
  *
  * Layout: query, PD, MR, CQ, QP, AH, post, poll, ops table, context and
  * device allocation, matching, registration.
@@ -36,6 +39,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "sroce.h"
 #include "verbs_private.h"
 
 #define SROCE_PROVIDER_NAME	"sroce"
@@ -101,35 +105,6 @@ struct sroce_context {
 	struct verbs_context vctx;
 };
 
-/*
- * One mapped ring.  @limit is how many slots may be outstanding at once:
- * the ring size, further capped for work queues by the capacity the kernel
- * granted (so the CQs the caller sized for it cannot overflow).
- */
-struct sroce_ring {
-	struct sroce_queue_hdr *hdr;
-	uint8_t *slots;
-	size_t map_size;
-	uint32_t num;
-	uint32_t slot_size;
-	uint32_t limit;
-	pthread_spinlock_t lock;
-};
-
-struct sroce_cq {
-	struct verbs_cq vcq;
-	struct sroce_ring ring;
-};
-
-struct sroce_qp {
-	struct verbs_qp vqp;
-	struct sroce_ring sq;
-	struct sroce_ring rq;
-	bool has_rq;
-	uint32_t max_send_sge;
-	uint32_t max_recv_sge;
-};
-
 struct sroce_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
@@ -168,16 +143,6 @@ static_assert(offsetof(struct sroce_create_ah_resp_buf, drv) ==
 static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 {
 	return container_of(ibctx, struct sroce_context, vctx.context);
-}
-
-static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
-{
-	return container_of(ibcq, struct sroce_cq, vcq.cq);
-}
-
-static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
-{
-	return container_of(ibqp, struct sroce_qp, vqp.qp);
 }
 
 static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
@@ -377,9 +342,8 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 /* CQ                                                                  */
 /* ------------------------------------------------------------------ */
 
-static struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
-				      struct ibv_comp_channel *channel,
-				      int comp_vector)
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct sroce_create_cq_resp_buf resp = {};
 	struct ibv_create_cq cmd = {};
@@ -479,8 +443,8 @@ static int sroce_qp_map(struct ibv_context *ibctx, struct sroce_qp *qp,
 	return 0;
 }
 
-static struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
-				      struct ibv_qp_init_attr *attr)
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr)
 {
 	struct sroce_create_qp_resp_buf resp = {};
 	struct ibv_create_qp cmd = {};
@@ -591,7 +555,7 @@ static int sroce_destroy_ah(struct ibv_ah *ibah)
  * Work request opcodes each QP type accepts: the masks the kernel checks
  * too (sroce-abi.h).
  */
-static uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
+uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
@@ -777,51 +741,91 @@ static bool sroce_wq_has_room(struct sroce_ring *ring, uint32_t prod,
 	return prod - *cons < ring->limit;
 }
 
+/*
+ * Takes the SQ lock for posting, unless the QP cannot take send work
+ * requests: EINVAL before RTS (IBTA 10.3.1), EIO when the kernel put the
+ * ring in error; the lock is then not held.  On success *@prod is the
+ * producer index and *@cons the kernel's consumer index.
+ */
+int sroce_sq_lock(struct sroce_qp *qp, uint32_t *prod, uint32_t *cons)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct sroce_ring *sq = &qp->sq;
+
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR)
+		return EINVAL;
+
+	pthread_spin_lock(&sq->lock);
+	if (sroce_ring_dead(sq)) {
+		pthread_spin_unlock(&sq->lock);
+		return EIO;
+	}
+	*prod = sroce_load_own(&sq->hdr->producer);
+	*cons = sroce_load_acquire(&sq->hdr->consumer);
+	return 0;
+}
+
+/*
+ * Checks @wr and writes its WQE into slot *@prod of the locked SQ, which
+ * it then advances.  Returns 0, EINVAL (sroce_check_send_wr) or ENOMEM
+ * (the SQ is full); nothing is written then.
+ */
+int sroce_sq_put(struct sroce_qp *qp, const struct ibv_send_wr *wr,
+		 uint32_t *prod, uint32_t *cons)
+{
+	uint32_t inline_len;
+	int ret;
+
+	ret = sroce_check_send_wr(qp, wr, &inline_len);
+	if (ret)
+		return ret;
+	if (!sroce_wq_has_room(&qp->sq, *prod, cons))
+		return ENOMEM;
+	sroce_build_send_wqe(sroce_ring_slot(&qp->sq, *prod), qp, wr,
+			     inline_len);
+	(*prod)++;
+	return 0;
+}
+
+/*
+ * Publishes the WQEs in slots [@start, @prod), drops the SQ lock and, if
+ * there were any, rings the doorbell.  Returns 0 or the doorbell's errno.
+ */
+int sroce_sq_unlock_post(struct sroce_qp *qp, uint32_t start, uint32_t prod)
+{
+	if (prod != start)
+		sroce_store_release(&qp->sq.hdr->producer, prod);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	if (prod == start)
+		return 0;
+	return sroce_ring_doorbell(&qp->vqp.qp);
+}
+
 static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			   struct ibv_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	struct sroce_ring *sq = &qp->sq;
-	uint32_t prod, cons, start, inline_len;
-	int ret = 0, db;
+	uint32_t prod, cons, start;
+	int ret, db;
 
 	if (!bad_wr)
 		return EINVAL;
 	*bad_wr = NULL;
-	/* IBTA 10.3.1: the SQ accepts work requests from RTS on. */
-	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
-	    ibqp->state == IBV_QPS_RTR) {
+	ret = sroce_sq_lock(qp, &start, &cons);
+	if (ret) {
 		*bad_wr = wr;
-		return EINVAL;
+		return ret;
 	}
-
-	pthread_spin_lock(&sq->lock);
-	start = prod = sroce_load_own(&sq->hdr->producer);
-	cons = sroce_load_acquire(&sq->hdr->consumer);
-	if (sroce_ring_dead(sq)) {
-		*bad_wr = wr;
-		ret = EIO;
-		wr = NULL;
-	}
-	for (; wr; wr = wr->next) {
-		ret = sroce_check_send_wr(qp, wr, &inline_len);
-		if (!ret && !sroce_wq_has_room(sq, prod, &cons))
-			ret = ENOMEM;
+	for (prod = start; wr; wr = wr->next) {
+		ret = sroce_sq_put(qp, wr, &prod, &cons);
 		if (ret) {
 			*bad_wr = wr;
 			break;
 		}
-		sroce_build_send_wqe(sroce_ring_slot(sq, prod), qp, wr,
-				     inline_len);
-		prod++;
 	}
-	if (prod != start)
-		sroce_store_release(&sq->hdr->producer, prod);
-	pthread_spin_unlock(&sq->lock);
-
-	if (prod == start)
-		return ret;
-	db = sroce_ring_doorbell(ibqp);
+	db = sroce_sq_unlock_post(qp, start, prod);
 	return ret ? ret : db;
 }
 
@@ -907,7 +911,7 @@ static void sroce_cqe_to_wc(struct ibv_wc *wc, const struct sroce_cqe *cqe)
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 
-static int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct sroce_ring *ring = &to_scq(ibcq)->ring;
 	struct sroce_cqe cqe;
@@ -954,7 +958,9 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
+	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
+	.create_qp_ex = sroce_create_qp_ex,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,

@@ -140,6 +140,16 @@ struct verbs_mr {
 
 struct verbs_xrcd;
 
+/*
+ * verbs_qp.comp_mask bits.  ibv_qp_to_qp_ex() returns &qp_ex only when
+ * VERBS_QP_EX is set: the provider sets it on QPs whose ibv_wr_* members
+ * it filled in.
+ */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sroce.h - what the provider's files share: the provider objects and the
+ * send queue, CQ and QP helpers of sroce.c that the extended verbs
+ * (sroce_ex.c: ibv_create_qp_ex with the ibv_wr_* API, ibv_create_cq_ex)
+ * reuse, so every rule on a WQE or a CQE lives in one place.
+ */
+#ifndef SROCE_PROVIDER_H
+#define SROCE_PROVIDER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/sroce-abi.h>
+
+#include "verbs_private.h"
+
+/*
+ * One mapped ring.  @limit is how many slots may be outstanding at once:
+ * the ring size, further capped for work queues by the capacity the kernel
+ * granted (so the CQs the caller sized for it cannot overflow).
+ */
+struct sroce_ring {
+	struct sroce_queue_hdr *hdr;
+	uint8_t *slots;
+	size_t map_size;
+	uint32_t num;
+	uint32_t slot_size;
+	uint32_t limit;
+	pthread_spinlock_t lock;
+};
+
+/*
+ * State of the extended poll interface (ibv_start_poll .. ibv_end_poll):
+ * @wc is the current completion, parsed by sroce_poll_cq(); @lock keeps
+ * other pollers out between start_poll and end_poll, unless the CQ was
+ * created IBV_CREATE_CQ_ATTR_SINGLE_THREADED (@locking false).
+ */
+struct sroce_cq_poll {
+	struct ibv_wc wc;
+	pthread_spinlock_t lock;
+	bool locking;
+};
+
+struct sroce_cq {
+	struct verbs_cq vcq;
+	struct sroce_ring ring;
+	struct sroce_cq_poll ex;
+};
+
+/*
+ * A batch of the ibv_wr_* API (ibv_wr_start .. ibv_wr_complete): the work
+ * request being built is kept in ibv_post_send()'s form (@wr, its gather
+ * list @sge, inline bytes copied into @inline_buf by the setter, as the
+ * caller may reuse its buffer at once) and written to the SQ ring by the
+ * same code as ibv_post_send's when the next builder or ibv_wr_complete()
+ * comes.  The SQ lock is held from ibv_wr_start on (@locked); WQEs go to
+ * slots [@start, @prod), published only by ibv_wr_complete() when no call
+ * of the batch failed (@err: the first errno).  @ops: IBV_WR_* opcode bits
+ * (SROCE_WR_OP_BIT) the QP was created for (send_ops_flags).
+ */
+struct sroce_wr_batch {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[SROCE_MAX_SGE];
+	uint8_t inline_buf[SROCE_MAX_INLINE];
+	uint32_t start;
+	uint32_t prod;
+	uint32_t cons;
+	uint32_t ops;
+	int err;
+	bool locked;
+	bool pending;
+};
+
+struct sroce_qp {
+	struct verbs_qp vqp;
+	struct sroce_ring sq;
+	struct sroce_ring rq;
+	bool has_rq;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	struct sroce_wr_batch wrb;
+};
+
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+/* sroce.c: verbs the extended ones build on */
+struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+			       struct ibv_qp_init_attr *attr);
+int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+
+/* sroce.c: the send queue, shared by ibv_post_send and ibv_wr_* */
+uint32_t sroce_qp_opcodes(enum ibv_qp_type type);
+int sroce_sq_lock(struct sroce_qp *qp, uint32_t *prod, uint32_t *cons);
+int sroce_sq_put(struct sroce_qp *qp, const struct ibv_send_wr *wr,
+		 uint32_t *prod, uint32_t *cons);
+int sroce_sq_unlock_post(struct sroce_qp *qp, uint32_t start, uint32_t prod);
+
+/* sroce_ex.c */
+struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+
+#endif /* SROCE_PROVIDER_H */
