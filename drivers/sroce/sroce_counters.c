@@ -12,6 +12,7 @@
 #include "sroce.h"
 #include "sroce_verbs.h"
 
+#define SROCE_DESC(c, str) [c].name = str,
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
 	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
@@ -26,21 +27,13 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_LOCAL_ACCESS_ERR].name	= "local_access_err",
 	[SROCE_CNT_REMOTE_ACCESS_ERR].name	= "rem_access_err",
 	[SROCE_CNT_REMOTE_INVALID_REQ].name	= "rem_invalid_req",
-	[SROCE_CNT_RX_DROP_MALFORMED].name	= "rx_drop_malformed",
-	[SROCE_CNT_RX_DROP_ICRC].name		= "rx_drop_icrc",
-	[SROCE_CNT_RX_DROP_OPCODE].name		= "rx_drop_opcode",
-	[SROCE_CNT_RX_DROP_NO_QP].name		= "rx_drop_no_qp",
-	[SROCE_CNT_RX_DROP_PKEY].name		= "rx_drop_pkey",
-	[SROCE_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
-	[SROCE_CNT_RX_DROP_STATE].name		= "rx_drop_state",
-	[SROCE_CNT_RX_DROP_ADDR].name		= "rx_drop_addr",
+	SROCE_RX_DROP_REASONS(SROCE_DESC, SROCE_DESC)
 	[SROCE_CNT_TX_BACKPRESSURE].name	= "tx_backpressure",
 	[SROCE_CNT_ECN_MARKED_PKTS].name	= "ecn_marked_pkts",
 	[SROCE_CNT_CNP_SENT].name		= "cnp_sent",
 	[SROCE_CNT_CNP_RCVD].name		= "cnp_rcvd",
 	[SROCE_CNT_RATE_REDUCTIONS].name	= "rate_reductions",
 	[SROCE_CNT_CNP_SUPPRESSED].name		= "cnp_suppressed",
-	[SROCE_CNT_RX_DROP_BACKLOG].name	= "rx_drop_backlog",
 	[SROCE_CNT_LOSS_REWINDS].name		= "loss_rewinds",
 	[SROCE_CNT_RETRANS_TIMEOUTS].name	= "retrans_timeouts",
 	[SROCE_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",

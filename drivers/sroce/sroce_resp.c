@@ -33,6 +33,7 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_trace.h"
 
 /* Packets sent per call: from sroce_resp_rcv() and sroce_resp_run(). */
 #define SROCE_RESP_INLINE_BUDGET	8
@@ -397,6 +398,7 @@ static void sroce_resp_rc_error(struct sroce_qp *qp,
 		return;
 	case SROCE_RESP_RNR:
 		sroce_counter_inc(qp->dev, SROCE_CNT_SND_RNR);
+		trace_sroce_rnr_nak_sent(qp, pkt->psn);
 		if (pkt->mask & SROCE_MASK_START)
 			sroce_resp_msg_end(qp);
 		resp->nak_sent = true;
