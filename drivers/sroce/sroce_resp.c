@@ -1122,6 +1122,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_msg_end(qp);
 		if (!(pkt->mask & SROCE_MASK_START)) {
 			sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+			trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 			resp->uc_drop = true;
 			return;
 		}
@@ -1211,11 +1212,13 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!sroce_resp_qkey_ok(qp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_QKEY);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
 	if ((pkt->mask & (SROCE_MASK_START | SROCE_MASK_END)) !=
 	    (SROCE_MASK_START | SROCE_MASK_END)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 	ret = sroce_resp_take_wqe(qp);
@@ -1304,11 +1307,13 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_resp_sync(qp);
 	if (!sroce_resp_state_rx(resp) || resp->failed) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
 	len = sroce_resp_payload_len(skb, pkt);
 	if (len < 0 || !(pkt->mask & SROCE_MASK_REQ)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 		goto drop;
 	}
 	resp->wc_err = 0;
