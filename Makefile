@@ -21,8 +21,9 @@
 #                          tests unless TESTS is given); one summary line
 #   make demo              scripts/demo
 
-ifneq ($(KERNELRELEASE),)
-# Read by Kbuild only if ./Kbuild is missing.
+ifneq ($(KBUILD_EXTMOD),)
+# Read by Kbuild only if ./Kbuild is missing.  (Not keyed on KERNELRELEASE:
+# DKMS runs `make KERNELRELEASE=... modules` here.)
 obj-m += drivers/sroce/
 else
 
