@@ -4,6 +4,9 @@
 #   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko, userspace/ and tests/bin/
 #   make install           module to /lib/modules/$(KVER)/extra + depmod,
 #                          provider + sroce.driver for libibverbs
+#   make deb               sroce-dkms and sroce-provider .debs in .deb-build/
+#                          (dpkg-buildpackage; the tools from scripts/deps
+#                          --deb), then lintian on them
 #   make clean
 #   make kunit             KUnit suites in QEMU (scripts/kunit)
 #   make vmtest [TESTS=t-10-sroce-perftest.sh]  tests/run in the VM (scripts/vm)
@@ -63,6 +66,21 @@ install: all
 	install -D -m 644 userspace/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 644 userspace/sroce.driver $(DESTDIR)$(DRIVER_DIR)/sroce.driver
 
+# ---- Debian packages ----------------------------------------------------------
+# Built from a copy of the files git knows (tracked, or new and not
+# ignored) in $(DEB_DIR)/src: the .debs land in $(DEB_DIR), outside the tree.
+DEB_DIR ?= $(CURDIR)/.deb-build
+
+deb:
+	scripts/deps --deb
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
+		xargs -0 cp -P --parents -t $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error $(DEB_DIR)/*.changes
+
 # ---- tests ------------------------------------------------------------------
 # Seconds: the whole VM run, one tests/t-*.sh,
 # one perftest or pingpong run.
@@ -115,7 +133,7 @@ demo:
 bench:
 	scripts/bench
 
-.PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench \
+.PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
 	debug-kernel kunit-debug vmtest-debug check-debug check-stock
 
 endif
