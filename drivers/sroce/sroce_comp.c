@@ -370,7 +370,7 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 code)
 
 	sroce_comp_ack_upto(qp, psn);
 	sroce_counter_inc(qp->dev, SROCE_CNT_RCV_RNR_ERR);
-	trace_sroce_rnr_nak_rcvd(qp, psn);
+	trace_sroce_rnr_nak_rcvd(qp, psn, code);
 	if (snd->rnr_wait || snd->error)
 		return;
 	if (!snd->rnr_retry) {

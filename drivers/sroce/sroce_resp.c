@@ -398,7 +398,7 @@ static void sroce_resp_rc_error(struct sroce_qp *qp,
 		return;
 	case SROCE_RESP_RNR:
 		sroce_counter_inc(qp->dev, SROCE_CNT_SND_RNR);
-		trace_sroce_rnr_nak_sent(qp, pkt->psn);
+		trace_sroce_rnr_nak_sent(qp, pkt->psn, resp->attr.rnr_code);
 		if (pkt->mask & SROCE_MASK_START)
 			sroce_resp_msg_end(qp);
 		resp->nak_sent = true;

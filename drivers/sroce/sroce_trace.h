@@ -70,49 +70,44 @@ TRACE_EVENT(sroce_drop,
 							     SROCE_TRACE_DROP_SYM_END)))
 );
 
-TRACE_EVENT(sroce_retransmit,
-	    TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 count),
-	    TP_ARGS(qp, psn, count),
-	    TP_STRUCT__entry(__field(u32, qpn)
-			     __field(u32, psn)
-			     __field(u32, count)),
-	    TP_fast_assign(__entry->qpn = sroce_qpn(qp);
-			   __entry->psn = psn;
-			   __entry->count = count;),
-	    TP_printk("qpn=%u psn=%u retries=%u", __entry->qpn, __entry->psn,
-		      __entry->count)
-);
-
-TRACE_EVENT(sroce_retrans_timeout,
-	    TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 backoff),
-	    TP_ARGS(qp, psn, backoff),
-	    TP_STRUCT__entry(__field(u32, qpn)
-			     __field(u32, psn)
-			     __field(u32, backoff)),
-	    TP_fast_assign(__entry->qpn = sroce_qpn(qp);
-			   __entry->psn = psn;
-			   __entry->backoff = backoff;),
-	    TP_printk("qpn=%u psn=%u backoff=%u", __entry->qpn, __entry->psn,
-		      __entry->backoff)
-);
-
+/*
+ * A QP, a PSN and a number: the RNR timer code of an RNR NAK's AETH (IBTA
+ * 9.7.5.2.8); the other events of the class print their own meaning.
+ */
 DECLARE_EVENT_CLASS(sroce_qp_psn_class,
-		    TP_PROTO(const struct sroce_qp *qp, u32 psn),
-		    TP_ARGS(qp, psn),
+		    TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
+		    TP_ARGS(qp, psn, n),
 		    TP_STRUCT__entry(__field(u32, qpn)
-				     __field(u32, psn)),
+				     __field(u32, psn)
+				     __field(u32, n)),
 		    TP_fast_assign(__entry->qpn = sroce_qpn(qp);
-				   __entry->psn = psn;),
-		    TP_printk("qpn=%u psn=%u", __entry->qpn, __entry->psn)
+				   __entry->psn = psn;
+				   __entry->n = n;),
+		    TP_printk("qpn=%u psn=%u rnr_timer=%u", __entry->qpn,
+			      __entry->psn, __entry->n)
 );
+
+/* A request packet sent again; n: retries used of the QP's retry_cnt. */
+DEFINE_EVENT_PRINT(sroce_qp_psn_class, sroce_retransmit,
+		   TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
+		   TP_ARGS(qp, psn, n),
+		   TP_printk("qpn=%u psn=%u retries=%u", __entry->qpn,
+			     __entry->psn, __entry->n));
+
+/* The retransmit timer expired; psn: the oldest unacknowledged one. */
+DEFINE_EVENT_PRINT(sroce_qp_psn_class, sroce_retrans_timeout,
+		   TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
+		   TP_ARGS(qp, psn, n),
+		   TP_printk("qpn=%u psn=%u backoff=%u", __entry->qpn,
+			     __entry->psn, __entry->n));
 
 DEFINE_EVENT(sroce_qp_psn_class, sroce_rnr_nak_sent,
-	     TP_PROTO(const struct sroce_qp *qp, u32 psn),
-	     TP_ARGS(qp, psn));
+	     TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
+	     TP_ARGS(qp, psn, n));
 
 DEFINE_EVENT(sroce_qp_psn_class, sroce_rnr_nak_rcvd,
-	     TP_PROTO(const struct sroce_qp *qp, u32 psn),
-	     TP_ARGS(qp, psn));
+	     TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
+	     TP_ARGS(qp, psn, n));
 
 DECLARE_EVENT_CLASS(sroce_cnp_class,
 		    TP_PROTO(const struct sroce_qp *qp, u32 dest_qpn),
