@@ -68,16 +68,23 @@ install: all
 
 # ---- Debian packages ----------------------------------------------------------
 # Built from a copy of the files git knows (tracked, or new and not
-# ignored) in $(DEB_DIR)/src: the .debs land in $(DEB_DIR), outside the tree.
+# ignored; outside a git checkout: the tree without build outputs) in
+# $(DEB_DIR)/src: the .debs land in $(DEB_DIR), outside the tree.
 DEB_DIR ?= $(CURDIR)/.deb-build
 
 deb:
 	scripts/deps --deb
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/src
-	git ls-files -z --cached --others --exclude-standard | \
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
 		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
-		xargs -0 cp -P --parents -t $(DEB_DIR)/src
+		xargs -0 cp -P --parents -t $(DEB_DIR)/src; \
+	else \
+		tar -c --exclude=./.deb-build --exclude=./.debug-build --exclude='*.o' \
+			--exclude='*.ko' --exclude='*.so' --exclude=./tests/bin . | \
+			tar -x -C $(DEB_DIR)/src; \
+	fi
 	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
 	lintian --fail-on error $(DEB_DIR)/*.changes
 
