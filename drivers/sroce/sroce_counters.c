@@ -48,8 +48,10 @@ static const struct sroce_counter_alias sroce_mlx5_aliases[] = {
 	SROCE_MLX5_COUNTERS(SROCE_MLX5_ALIAS)
 };
 
-#define SROCE_DESC(c, str) [c].name = str,
-#define SROCE_MLX5_DESC(id, c, m) [SROCE_STAT_##id].name = #id,
+#define SROCE_DESC(c, str)							\
+	[c].name = str,
+#define SROCE_MLX5_DESC(id, c, m)						\
+	[SROCE_STAT_##id].name = #id,
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
 	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
