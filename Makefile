@@ -4,6 +4,9 @@
 #   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko, userspace/ and tests/bin/
 #   make install           module to /lib/modules/$(KVER)/extra + depmod,
 #                          provider + sroce.driver for libibverbs
+#   make deb               sroce-dkms and sroce-provider .debs in .deb-build/
+#                          (dpkg-buildpackage; the tools from scripts/deps
+#                          --deb), then lintian on them
 #   make clean
 #   make kunit             KUnit suites in QEMU (scripts/kunit)
 #   make vmtest [TESTS=t-10-sroce-perftest.sh]  tests/run in the VM (scripts/vm)
@@ -24,8 +27,9 @@
 #                          tests unless TESTS is given); one summary line
 #   make demo              scripts/demo
 
-ifneq ($(KERNELRELEASE),)
-# Read by Kbuild only if ./Kbuild is missing.
+ifneq ($(KBUILD_EXTMOD),)
+# Read by Kbuild only if ./Kbuild is missing.  (Not keyed on KERNELRELEASE:
+# DKMS runs `make KERNELRELEASE=... modules` here.)
 obj-m += drivers/sroce/
 else
 
@@ -64,6 +68,28 @@ install: all
 	[ -n "$(DESTDIR)" ] || depmod -a $(KVER)
 	install -D -m 644 userspace/libsroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libsroce-rdmav34.so
 	install -D -m 644 userspace/sroce.driver $(DESTDIR)$(DRIVER_DIR)/sroce.driver
+
+# ---- Debian packages ----------------------------------------------------------
+# Built from a copy of the files git knows (tracked, or new and not
+# ignored; outside a git checkout: the tree without build outputs) in
+# $(DEB_DIR)/src: the .debs land in $(DEB_DIR), outside the tree.
+DEB_DIR ?= $(CURDIR)/.deb-build
+
+deb:
+	scripts/deps --deb
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
+		git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' sh | \
+		xargs -0 cp -P --parents -t $(DEB_DIR)/src; \
+	else \
+		tar -c --exclude=./.deb-build --exclude=./.debug-build --exclude='*.o' \
+			--exclude='*.ko' --exclude='*.so' --exclude=./tests/bin . | \
+			tar -x -C $(DEB_DIR)/src; \
+	fi
+	cd $(DEB_DIR)/src && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error $(DEB_DIR)/*.changes
 
 # ---- tests ------------------------------------------------------------------
 # Seconds: the whole VM run, one tests/t-*.sh,
@@ -120,7 +146,7 @@ demo:
 bench:
 	scripts/bench
 
-.PHONY: all modules userspace testprogs clean install kunit vmtest check demo bench \
+.PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
 	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair
 
 endif

@@ -28,6 +28,7 @@
 #include "sroce_qp.h"
 #include "sroce_recv.h"
 #include "sroce_cc.h"
+#include "sroce_trace.h"
 
 /* Token bucket credit: ns * kb/s.  One byte is 8 bits = 8e6 ns * kb/s. */
 #define SROCE_CC_CREDIT_PER_BYTE	8000000LL
@@ -574,13 +575,16 @@ bool sroce_cc_qp_pace(struct sroce_qp *qp, u32 bytes, u64 *delay_ns)
 {
 	struct sroce_cc_params *p = qp->dev->cc;
 	unsigned long flags;
+	u32 old_kbps;
 	bool ok;
 
 	*delay_ns = 0;
 	if (!p || !READ_ONCE(p->rp_enable))
 		return true;
 	spin_lock_irqsave(&qp->cc.lock, flags);
+	old_kbps = qp->cc.rp.rc_kbps;
 	ok = sroce_cc_rp_pace(&qp->cc.rp, bytes, ktime_get_ns(), p, delay_ns);
+	trace_sroce_cc_rate(qp, old_kbps, qp->cc.rp.rc_kbps);
 	spin_unlock_irqrestore(&qp->cc.lock, flags);
 	return ok;
 }
@@ -665,11 +669,14 @@ static void sroce_cc_rp_cnp(struct sroce_dev *dev, struct sroce_qp *qp)
 {
 	struct sroce_cc_params *p = dev->cc;
 	unsigned long flags;
+	u32 old_kbps;
 
 	if (!p || !READ_ONCE(p->rp_enable))
 		return;
 	spin_lock_irqsave(&qp->cc.lock, flags);
+	old_kbps = qp->cc.rp.rc_kbps;
 	sroce_cc_rp_on_cnp(&qp->cc.rp, ktime_get_ns(), p);
+	trace_sroce_cc_rate(qp, old_kbps, qp->cc.rp.rc_kbps);
 	spin_unlock_irqrestore(&qp->cc.lock, flags);
 	sroce_counter_inc(dev, SROCE_CNT_RATE_REDUCTIONS);
 }
@@ -699,6 +706,7 @@ bool sroce_cc_rcv(struct sroce_dev *dev, struct sk_buff *skb)
 
 	if (pkt->mask & SROCE_MASK_CNP) {
 		sroce_counter_inc(dev, SROCE_CNT_CNP_RCVD);
+		trace_sroce_cnp_rcvd(qp, sroce_qpn(qp));
 		sroce_cc_rp_cnp(dev, qp);
 		consume_skb(skb);
 		sroce_qp_put(qp);
@@ -771,8 +779,10 @@ int sroce_cc_send_cnp(struct sroce_qp *qp, const struct sroce_av *path,
 	sroce_cc_cnp_fill(pkt.hdr, dest_qpn, pkey);
 
 	err = sroce_net_xmit(dev, qp, &av, skb);
-	if (!err)
-		sroce_counter_inc(dev, SROCE_CNT_CNP_SENT);
-	return err;
+	if (err)
+		return err;
+	sroce_counter_inc(dev, SROCE_CNT_CNP_SENT);
+	trace_sroce_cnp_sent(qp, dest_qpn);
+	return 0;
 }
 

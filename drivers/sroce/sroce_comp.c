@@ -40,6 +40,7 @@
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_trace.h"
 
 /* ------------------------------------------------------------------ */
 /* Completions                                                         */
@@ -369,6 +370,7 @@ static void sroce_comp_rnr_nak(struct sroce_qp *qp, u32 psn, u8 code)
 
 	sroce_comp_ack_upto(qp, psn);
 	sroce_counter_inc(qp->dev, SROCE_CNT_RCV_RNR_ERR);
+	trace_sroce_rnr_nak_rcvd(qp, psn, code);
 	if (snd->rnr_wait || snd->error)
 		return;
 	if (!snd->rnr_retry) {
@@ -727,6 +729,7 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	if (snd->rto_backoff < SROCE_REQ_RTO_BACKOFF_MAX)
 		snd->rto_backoff++;
 	sroce_counter_inc(qp->dev, SROCE_CNT_RETRANS_TIMEOUTS);
+	trace_sroce_retrans_timeout(qp, snd->comp_psn, snd->rto_backoff);
 	sroce_comp_retry(qp, true, counted);
 	if (!snd->error)
 		sroce_req_arm_timer(qp, &snd->retrans_timer,

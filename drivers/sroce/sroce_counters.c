@@ -7,11 +7,51 @@
  * core reads them through get_hw_stats when a user asks, at most once per
  * RDMA_HW_STATS_DEFAULT_LIFESPAN.  Names follow rxe's where the meaning is
  * the same, so tools that know rxe's counters read ours.
+ *
+ * After them come the congestion counters under the names mlx5 gives
+ * them, for tools and dashboards that watch those: each is one of ours (or
+ * the difference of two), read when the core asks, never counted twice.
  */
 
 #include "sroce.h"
 #include "sroce_verbs.h"
 
+/*
+ * The mlx5 names: X(name, counter, minus): the value is counter - minus
+ * (minus SROCE_CNT_NONE: the counter itself).  rp_cnp_handled: CNPs the
+ * reaction point acted on (a DCQCN rate cut); rp_cnp_ignored: CNPs it did
+ * not (reaction point disabled).
+ */
+#define SROCE_CNT_NONE SROCE_NUM_COUNTERS
+#define SROCE_MLX5_COUNTERS(X)						\
+	X(np_cnp_sent, SROCE_CNT_CNP_SENT, SROCE_CNT_NONE)		\
+	X(np_ecn_marked_roce_packets, SROCE_CNT_ECN_MARKED_PKTS,	\
+	  SROCE_CNT_NONE)						\
+	X(rp_cnp_handled, SROCE_CNT_RATE_REDUCTIONS, SROCE_CNT_NONE)	\
+	X(rp_cnp_ignored, SROCE_CNT_CNP_RCVD, SROCE_CNT_RATE_REDUCTIONS)
+
+#define SROCE_MLX5_INDEX(id, c, m) SROCE_STAT_##id,
+enum sroce_stat {
+	SROCE_STAT_LAST_OWN = SROCE_NUM_COUNTERS - 1,
+	SROCE_MLX5_COUNTERS(SROCE_MLX5_INDEX)
+	SROCE_NUM_STATS
+};
+
+struct sroce_counter_alias {
+	enum sroce_counter cnt;
+	enum sroce_counter minus;
+};
+
+#define SROCE_MLX5_ALIAS(id, c, m)					\
+	[SROCE_STAT_##id - SROCE_NUM_COUNTERS] = { .cnt = c, .minus = m },
+static const struct sroce_counter_alias sroce_mlx5_aliases[] = {
+	SROCE_MLX5_COUNTERS(SROCE_MLX5_ALIAS)
+};
+
+#define SROCE_DESC(c, str)							\
+	[c].name = str,
+#define SROCE_MLX5_DESC(id, c, m)						\
+	[SROCE_STAT_##id].name = #id,
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
 	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
@@ -26,25 +66,33 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_LOCAL_ACCESS_ERR].name	= "local_access_err",
 	[SROCE_CNT_REMOTE_ACCESS_ERR].name	= "rem_access_err",
 	[SROCE_CNT_REMOTE_INVALID_REQ].name	= "rem_invalid_req",
-	[SROCE_CNT_RX_DROP_MALFORMED].name	= "rx_drop_malformed",
-	[SROCE_CNT_RX_DROP_ICRC].name		= "rx_drop_icrc",
-	[SROCE_CNT_RX_DROP_OPCODE].name		= "rx_drop_opcode",
-	[SROCE_CNT_RX_DROP_NO_QP].name		= "rx_drop_no_qp",
-	[SROCE_CNT_RX_DROP_PKEY].name		= "rx_drop_pkey",
-	[SROCE_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
-	[SROCE_CNT_RX_DROP_STATE].name		= "rx_drop_state",
-	[SROCE_CNT_RX_DROP_ADDR].name		= "rx_drop_addr",
+	SROCE_RX_DROP_REASONS(SROCE_DESC, SROCE_DESC)
 	[SROCE_CNT_TX_BACKPRESSURE].name	= "tx_backpressure",
 	[SROCE_CNT_ECN_MARKED_PKTS].name	= "ecn_marked_pkts",
 	[SROCE_CNT_CNP_SENT].name		= "cnp_sent",
 	[SROCE_CNT_CNP_RCVD].name		= "cnp_rcvd",
 	[SROCE_CNT_RATE_REDUCTIONS].name	= "rate_reductions",
 	[SROCE_CNT_CNP_SUPPRESSED].name		= "cnp_suppressed",
-	[SROCE_CNT_RX_DROP_BACKLOG].name	= "rx_drop_backlog",
 	[SROCE_CNT_LOSS_REWINDS].name		= "loss_rewinds",
 	[SROCE_CNT_RETRANS_TIMEOUTS].name	= "retrans_timeouts",
 	[SROCE_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",
+	SROCE_MLX5_COUNTERS(SROCE_MLX5_DESC)
 };
+
+/*
+ * The subtrahend is read first: it is counted after the counter (a CNP is
+ * counted received before the rate cut), so the difference is never
+ * negative.
+ */
+static u64 sroce_counter_alias_read(struct sroce_dev *dev,
+				    const struct sroce_counter_alias *a)
+{
+	s64 minus = 0;
+
+	if (a->minus != SROCE_CNT_NONE)
+		minus = atomic64_read(&dev->counters[a->minus]);
+	return max_t(s64, atomic64_read(&dev->counters[a->cnt]) - minus, 0);
+}
 
 /**
  * sroce_alloc_hw_port_stats() - describe the port counters to the core
@@ -58,7 +106,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
 {
-	BUILD_BUG_ON(ARRAY_SIZE(sroce_counter_descs) != SROCE_NUM_COUNTERS);
+	BUILD_BUG_ON(ARRAY_SIZE(sroce_counter_descs) != SROCE_NUM_STATS);
 
 	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
 					  ARRAY_SIZE(sroce_counter_descs),
@@ -83,11 +131,14 @@ int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	unsigned int i;
 
 	if (!stats || port != SROCE_PORT_NUM ||
-	    stats->num_counters < SROCE_NUM_COUNTERS)
+	    stats->num_counters < SROCE_NUM_STATS)
 		return -EINVAL;
 
 	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&dev->counters[i]);
+	for (i = 0; i < ARRAY_SIZE(sroce_mlx5_aliases); i++)
+		stats->value[SROCE_NUM_COUNTERS + i] =
+			sroce_counter_alias_read(dev, &sroce_mlx5_aliases[i]);
 
-	return SROCE_NUM_COUNTERS;
+	return SROCE_NUM_STATS;
 }

@@ -59,6 +59,7 @@
 
 #include "sroce.h"
 #include "sroce_qp.h"
+#include "sroce_trace.h"
 
 /* Packets per run in each direction (and CQEs per flush). */
 #define SROCE_DP_BUDGET		128
@@ -164,6 +165,7 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (full) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_BACKLOG);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_BACKLOG);
 		kfree_skb(skb);
 		sroce_qp_put(qp);	/* the packet's reference */
 		return;

@@ -27,6 +27,7 @@
 #include "sroce_av.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_trace.h"
 #include "sroce_verbs.h"
 
 static const char * const sroce_qp_state_names[] = {
@@ -211,6 +212,7 @@ static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state next)
 	u32 qp_flags = 0;
 
 	lockdep_assert_held(&qp->state_lock);
+	trace_sroce_qp_state(qp, qp->state, next);
 	WRITE_ONCE(qp->state, next);
 	if (sroce_qp_state_can(next, SROCE_QPS_RQ_FLUSH))
 		qp_flags |= SROCE_QP_F_FLUSH;

@@ -43,6 +43,7 @@
 #include "sroce_qp.h"
 #include "sroce_net.h"
 #include "sroce_recv.h"
+#include "sroce_trace.h"
 
 /* ------------------------------------------------------------------ */
 /* Headers, ICRC, P_Key                                                */
@@ -412,6 +413,7 @@ int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	if (sroce_recv_check(dev, skb, &drop)) {
 		sroce_counter_inc(dev, drop);
+		trace_sroce_drop(dev, drop);
 		kfree_skb(skb);
 		goto out;
 	}

@@ -36,6 +36,7 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_trace.h"
 
 /* Bytes of a send WQE before its SGE/inline area. */
 #define SROCE_REQ_WQE_HDR	offsetof(struct sroce_send_wqe, sge)
@@ -761,10 +762,12 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 {
 	struct sroce_send *snd = &qp->dp.send;
 
-	if (sroce_psn_before(p->psn, snd->max_psn))
+	if (sroce_psn_before(p->psn, snd->max_psn)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
-	else if (qp->type == IB_QPT_RC)
+		trace_sroce_retransmit(qp, p->psn, snd->retry_max - snd->retry_cnt);
+	} else if (qp->type == IB_QPT_RC) {
 		sroce_req_rtt_start(snd, p);
+	}
 	snd->psn = sroce_psn_add(p->psn, p->npsn);
 	if (sroce_psn_after(snd->psn, snd->max_psn))
 		snd->max_psn = snd->psn;

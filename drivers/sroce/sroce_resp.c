@@ -33,6 +33,7 @@
 #include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_trace.h"
 
 /* Packets sent per call: from sroce_resp_rcv() and sroce_resp_run(). */
 #define SROCE_RESP_INLINE_BUDGET	8
@@ -397,6 +398,7 @@ static void sroce_resp_rc_error(struct sroce_qp *qp,
 		return;
 	case SROCE_RESP_RNR:
 		sroce_counter_inc(qp->dev, SROCE_CNT_SND_RNR);
+		trace_sroce_rnr_nak_sent(qp, pkt->psn, resp->attr.rnr_code);
 		if (pkt->mask & SROCE_MASK_START)
 			sroce_resp_msg_end(qp);
 		resp->nak_sent = true;
@@ -1120,6 +1122,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_resp_msg_end(qp);
 		if (!(pkt->mask & SROCE_MASK_START)) {
 			sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+			trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 			resp->uc_drop = true;
 			return;
 		}
@@ -1209,11 +1212,13 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
 
 	if (!sroce_resp_qkey_ok(qp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_QKEY);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
 	if ((pkt->mask & (SROCE_MASK_START | SROCE_MASK_END)) !=
 	    (SROCE_MASK_START | SROCE_MASK_END)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 		return;
 	}
 	ret = sroce_resp_take_wqe(qp);
@@ -1302,11 +1307,13 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	sroce_resp_sync(qp);
 	if (!sroce_resp_state_rx(resp) || resp->failed) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_STATE);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
 	len = sroce_resp_payload_len(skb, pkt);
 	if (len < 0 || !(pkt->mask & SROCE_MASK_REQ)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
+		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 		goto drop;
 	}
 	resp->wc_err = 0;
