@@ -24,6 +24,7 @@
  * device allocation, matching, registration.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,7 +40,6 @@
 #include "verbs_private.h"
 
 #define SROCE_PROVIDER_NAME	"sroce"
-#define SROCE_IBDEV_PREFIX	"sroce"
 
 /* Upper bound on slots of one ring; the kernel's limits are far lower. */
 #define SROCE_MAX_RING_SLOTS	(1U << 24)
@@ -1064,19 +1064,37 @@ static void sroce_uninit_device(struct verbs_device *vdev)
 /* ------------------------------------------------------------------ */
 
 /*
- * The kernel registers with driver_id RDMA_DRIVER_UNKNOWN, so we match the
- * IB device name ("sroce0", ...), tried after every driver-id match.
+ * A device is ours when its hca_type sysfs attribute says so (sroce-abi.h):
+ * the kernel registers sroce with driver_id RDMA_DRIVER_UNKNOWN and the user
+ * picks the device name (`rdma link add NAME type sroce ...`), so neither
+ * identifies it.  The attribute is read only and sroce's own; libibverbs
+ * calls us only for devices that no driver-id match took (rxe and every
+ * other in-tree driver have their own id), so no other device is touched.
  */
-static const struct verbs_match_ent sroce_match_table[] = {
-	SROCE_NAME_MATCH(SROCE_IBDEV_PREFIX),
-	{},
-};
+static bool sroce_match_device(struct verbs_sysfs_dev *sysfs)
+{
+	static const char want[] = SROCE_HCA_TYPE "\n";
+	char path[IBV_SYSFS_PATH_MAX + sizeof("/hca_type")];
+	char buf[sizeof(want) + 1];
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/hca_type",
+		     sysfs->ibdev_path) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)sizeof(want) - 1 && !memcmp(buf, want, n);
+}
 
 static const struct verbs_device_ops sroce_dev_ops = {
 	.name = SROCE_PROVIDER_NAME,
 	.match_min_abi_version = SROCE_ABI_VERSION,
 	.match_max_abi_version = SROCE_ABI_VERSION,
-	.match_table = sroce_match_table,
+	.match_device = sroce_match_device,
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 	.alloc_context = sroce_alloc_context,

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -55,8 +56,27 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
 /* Device matching and registration                                    */
 /* ------------------------------------------------------------------ */
 
-/* Opaque to us: we match by name through the table, never read it. */
-struct verbs_sysfs_dev;
+/*
+ * The device libibverbs found in sysfs.  Only its leading fields are
+ * declared: their layout is the same in every rdma-core with
+ * IBVERBS_PRIVATE_34 (later fields moved between releases), and we read
+ * nothing but @ibdev_path, in match_device.
+ */
+struct verbs_sysfs_list_node {
+	struct verbs_sysfs_list_node *next, *prev;
+};
+
+struct verbs_sysfs_dev {
+	struct verbs_sysfs_list_node entry;
+	void *provider_data;
+	const struct verbs_match_ent *match;
+	unsigned int flags;
+	char sysfs_name[IBV_SYSFS_NAME_MAX];
+	dev_t sysfs_cdev;
+	char ibdev_name[IBV_SYSFS_NAME_MAX];
+	char ibdev_path[IBV_SYSFS_PATH_MAX];
+	/* more fields follow; never allocated or copied by us */
+};
 
 enum {
 	VERBS_MATCH_SENTINEL = 0,
@@ -75,16 +95,6 @@ struct verbs_match_ent {
 	uint16_t device;
 	uint8_t kind;
 };
-
-/*
- * A name match: libibverbs fnmatch()es the pattern against
- * "rdma_device:N<ib device name>".
- */
-#define SROCE_NAME_MATCH(prefix)					\
-	{								\
-		.u.modalias = "rdma_device:*N" prefix "*",		\
-		.kind = VERBS_MATCH_MODALIAS,				\
-	}
 
 struct verbs_device;
 
@@ -396,6 +406,8 @@ static_assert(offsetof(struct verbs_device_ops, match_table) ==
 	      2 * sizeof(void *), "verbs_device_ops layout");
 static_assert(offsetof(struct verbs_device_ops, uninit_device) ==
 	      8 * sizeof(void *), "verbs_device_ops layout");
+static_assert(offsetof(struct verbs_sysfs_dev, ibdev_path) == 176,
+	      "verbs_sysfs_dev layout");
 static_assert(sizeof(struct verbs_match_ent) == 24,
 	      "verbs_match_ent layout");
 static_assert(offsetof(struct verbs_match_ent, kind) == 20,

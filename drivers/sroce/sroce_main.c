@@ -206,8 +206,20 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/*
+ * Read only, the same for every sroce device: the rdma-core provider
+ * recognises our devices by it, whatever name they were given.
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SROCE_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_parent.attr,
+	&dev_attr_hca_type.attr,
 	NULL
 };
 

@@ -159,7 +159,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
-	attr->vendor_id = 0;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
+	attr->hw_ver = SROCE_HW_VER;
 	attr->max_qp = dev->res[SROCE_RES_QP].max;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;

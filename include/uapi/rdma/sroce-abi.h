@@ -44,6 +44,14 @@
  */
 #define SROCE_ABI_VERSION	1
 
+/*
+ * Contents of every sroce device's hca_type sysfs attribute
+ * (/sys/class/infiniband/<dev>/hca_type).  The core registers sroce with
+ * driver_id RDMA_DRIVER_UNKNOWN and users name devices freely, so the
+ * provider recognises a device by this read-only attribute, not its name.
+ */
+#define SROCE_HCA_TYPE		"sroce"
+
 /* Maximum scatter/gather entries of one send or receive WQE. */
 #define SROCE_MAX_SGE		16
 /* Maximum bytes of inline data of one send WQE (the SGE area reused). */
