@@ -17,7 +17,7 @@
  * caching it, so a kernel that resets a ring (QP to RESET) stays in step.
  *
  * Not supported (left NULL, libibverbs returns EOPNOTSUPP): SRQ, MW, XRC,
- * resize_cq, the extended CQ/QP interfaces (ibv_create_cq_ex,
+ * the extended CQ/QP interfaces (ibv_create_cq_ex,
  * ibv_create_qp_ex with anything but a PD, the ibv_wr_* API), DM, flows.
  *
  * Layout: query, PD, MR, CQ, QP, AH, post, poll, ops table, context and
@@ -146,6 +146,11 @@ struct sroce_create_cq_resp_buf {
 	struct sroce_create_cq_resp drv;
 };
 
+struct sroce_resize_cq_resp_buf {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct sroce_resize_cq_resp drv;
+};
+
 struct sroce_create_qp_resp_buf {
 	struct ib_uverbs_create_qp_resp ibv_resp;
 	struct sroce_create_qp_resp drv;
@@ -160,6 +165,8 @@ static_assert(offsetof(struct sroce_get_context_resp, drv) ==
 	      sizeof(struct ib_uverbs_get_context_resp), "no padding");
 static_assert(offsetof(struct sroce_create_cq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_cq_resp), "no padding");
+static_assert(offsetof(struct sroce_resize_cq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_resize_cq_resp), "no padding");
 static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "no padding");
 static_assert(offsetof(struct sroce_create_ah_resp_buf, drv) ==
@@ -220,39 +227,65 @@ static inline void *sroce_ring_slot(const struct sroce_ring *ring,
 }
 
 /*
- * Maps the ring the kernel described in @mi.  Returns 0 or an errno value:
- * EINVAL when @mi is inconsistent with our ABI, mmap()'s errno otherwise.
+ * Maps the ring the kernel described in @mi.  Returns the mapping with
+ * *@err 0, or NULL with *@err set to an errno value: EINVAL when @mi is
+ * inconsistent with our ABI, mmap()'s errno otherwise.
  */
-static int sroce_ring_map(struct ibv_context *ibctx, struct sroce_ring *ring,
-			  const struct sroce_mmap_info *mi, uint32_t slot_size,
-			  uint32_t max_wr)
+static void *sroce_ring_mmap(struct ibv_context *ibctx,
+			     const struct sroce_mmap_info *mi,
+			     uint32_t slot_size, int *err)
 {
 	uint64_t need;
 	void *buf;
 
+	*err = EINVAL;
 	if (!mi->num_slots || mi->num_slots > SROCE_MAX_RING_SLOTS ||
 	    (mi->num_slots & (mi->num_slots - 1))) {
 		sroce_err(ibctx, "bad ring: %u slots\n", mi->num_slots);
-		return EINVAL;
+		return NULL;
 	}
 	need = SROCE_QUEUE_HDR_SIZE + (uint64_t)mi->num_slots * slot_size;
 	if (mi->size < need) {
 		sroce_err(ibctx, "bad ring: %u bytes for %u slots of %u\n",
 			  mi->size, mi->num_slots, slot_size);
-		return EINVAL;
+		return NULL;
 	}
+	*err = 0;
 
 	buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ibctx->cmd_fd, (off_t)mi->offset);
-	if (buf == MAP_FAILED)
-		return errno;
+	if (buf == MAP_FAILED) {
+		*err = errno;
+		return NULL;
+	}
+	return buf;
+}
 
+/* Points @ring at the mapping @buf of the ring @mi describes. */
+static void sroce_ring_set(struct sroce_ring *ring, void *buf,
+			   const struct sroce_mmap_info *mi,
+			   uint32_t slot_size, uint32_t max_wr)
+{
 	ring->hdr = buf;
 	ring->slots = (uint8_t *)buf + SROCE_QUEUE_HDR_SIZE;
 	ring->map_size = mi->size;
 	ring->num = mi->num_slots;
 	ring->slot_size = slot_size;
 	ring->limit = max_wr < mi->num_slots ? max_wr : mi->num_slots;
+}
+
+/* Maps a new ring; returns 0 or an errno value (sroce_ring_mmap()). */
+static int sroce_ring_map(struct ibv_context *ibctx, struct sroce_ring *ring,
+			  const struct sroce_mmap_info *mi, uint32_t slot_size,
+			  uint32_t max_wr)
+{
+	void *buf;
+	int err;
+
+	buf = sroce_ring_mmap(ibctx, mi, slot_size, &err);
+	if (!buf)
+		return err;
+	sroce_ring_set(ring, buf, mi, slot_size, max_wr);
 	pthread_spin_init(&ring->lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
 }
@@ -421,6 +454,43 @@ static int sroce_destroy_cq(struct ibv_cq *ibcq)
 	sroce_ring_unmap(&cq->ring);
 	free(cq);
 	return 0;
+}
+
+/*
+ * ibv_resize_cq: the kernel moves the CQEs not yet polled into a new ring
+ * at the same indices (sroce-abi.h, struct sroce_resize_cq_resp); we map
+ * it in place of the old ring, under the ring lock, so no poll_cq sees the
+ * CQ in between.  Should the new mapping fail, the old ring, which the
+ * kernel marked dead, stays: poll_cq reports EIO from then on.
+ * Returns 0 or an errno value: EINVAL when @cqe is out of range or smaller
+ * than the CQEs pending, ENOMEM.
+ */
+static int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_resize_cq_resp_buf resp = {};
+	struct sroce_ring *ring = &to_scq(ibcq)->ring;
+	struct ibv_resize_cq cmd = {};
+	void *buf;
+	int ret;
+
+	pthread_spin_lock(&ring->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto out;
+	buf = sroce_ring_mmap(ibcq->context, &resp.drv.mi,
+			      sizeof(struct sroce_cqe), &ret);
+	if (!buf) {
+		sroce_err(ibcq->context, "cannot map the resized CQ: %s\n",
+			  strerror(ret));
+		goto out;
+	}
+	munmap(ring->hdr, ring->map_size);
+	sroce_ring_set(ring, buf, &resp.drv.mi, sizeof(struct sroce_cqe),
+		       resp.drv.mi.num_slots);
+out:
+	pthread_spin_unlock(&ring->lock);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -971,6 +1041,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 };
 
 /* ------------------------------------------------------------------ */

@@ -327,6 +327,7 @@ SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 SROCE_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 SROCE_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 SROCE_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+SROCE_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 SROCE_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 SROCE_DECLARE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 SROCE_DECLARE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
@@ -364,6 +365,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,

@@ -559,6 +559,55 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/**
+ * sroce_resize_cq() - change the size of a CQ, keeping every CQE
+ *	(ib_device_ops.resize_cq)
+ * @ibcq: CQ
+ * @cqe: wanted size, 1..SROCE_MAX_CQE; the ring gets the next power of two
+ *	of slots, reported in ibcq->cqe
+ * @udata: a user CQ is answered with struct sroce_resize_cq_resp
+ *
+ * A new ring is allocated (and, for a user CQ, offered for mmap), the CQEs
+ * not yet polled are copied into it under the CQ lock and it replaces the
+ * old ring, whose mmap entry goes; the provider maps the new ring and
+ * unmaps the old one.  The response is written before the swap, so a
+ * failed copy to the user leaves the CQ as it was.
+ * Context: process.
+ * Return: 0, -EINVAL for a size out of range or smaller than the number of
+ * CQEs pending, or for a kernel CQ resized with udata (and vice versa),
+ * -ENOMEM, -EFAULT.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibcq->device);
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_resize_cq_resp resp = {};
+	struct sroce_queue nq;
+	int err;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE || !!udata != cq->is_user)
+		return -EINVAL;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+
+	err = sroce_queue_init(dev, &nq, roundup_pow_of_two(cqe),
+			       sizeof(struct sroce_cqe), sroce_udata_uctx(udata),
+			       udata ? &resp.mi : NULL);
+	if (err)
+		return err;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto out;
+	}
+	/* On success nq holds the old ring. */
+	err = sroce_cq_swap_ring(cq, &nq);
+out:
+	sroce_queue_cleanup(&nq);
+	return err;
+}
+
 static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 {
 	switch (opcode) {

@@ -1441,6 +1441,222 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* ibv_resize_cq                                                       */
+/* ------------------------------------------------------------------ */
+
+static void fill(char *p, size_t len, unsigned int seed);
+
+#define RS_LEN		64	/* bytes per RDMA READ */
+#define RS_MAX		64	/* READs per scenario */
+
+/* An RC pair whose local end X completes into a CQ that gets resized. */
+struct rs {
+	struct ibv_cq *cqx, *cqy;
+	struct ibv_qp *x, *y;
+	char *lbuf, *rbuf;
+	struct ibv_mr *lmr, *rmr;
+};
+
+static void rs_down(struct rs *r)
+{
+	if (r->x)
+		ibv_destroy_qp(r->x);
+	if (r->y)
+		ibv_destroy_qp(r->y);
+	if (r->cqx)
+		ibv_destroy_cq(r->cqx);
+	if (r->cqy)
+		ibv_destroy_cq(r->cqy);
+	if (r->lmr)
+		ibv_dereg_mr(r->lmr);
+	if (r->rmr)
+		ibv_dereg_mr(r->rmr);
+	free(r->lbuf);
+	free(r->rbuf);
+}
+
+/*
+ * X (in @pd, CQ of @cqe entries) <-> Y, in RTS; the peer's buffer
+ * patterned.
+ */
+static int rs_up_pd(struct t *t, struct rs *r, int cqe, struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC, .cap = CAP(RS_MAX, 4, 1, 1, 0) };
+	size_t len = RS_LEN * RS_MAX;
+
+	memset(r, 0, sizeof(*r));
+	r->cqx = ibv_create_cq(t->ctx, cqe, NULL, NULL, 0);
+	r->cqy = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	r->lbuf = calloc(1, len);
+	r->rbuf = malloc(len);
+	if (!r->cqx || !r->cqy || !r->lbuf || !r->rbuf) {
+		whyf(t, "ibv_create_cq/malloc: %s", strerror(errno));
+		return -1;
+	}
+	fill(r->rbuf, len, 9);
+	r->lmr = ibv_reg_mr(t->pd, r->lbuf, len, IBV_ACCESS_LOCAL_WRITE);
+	r->rmr = ibv_reg_mr(t->pd1, r->rbuf, len, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_READ);
+	ia.send_cq = ia.recv_cq = r->cqx;
+	r->x = ibv_create_qp(pd, &ia);
+	ia.send_cq = ia.recv_cq = r->cqy;
+	r->y = ibv_create_qp(t->pd1, &ia);
+	if (!r->lmr || !r->rmr || !r->x || !r->y) {
+		whyf(t, "ibv_reg_mr/ibv_create_qp(RC): %s", strerror(errno));
+		return -1;
+	}
+	return rc_up(t, r->x, r->y, 0) || rc_up(t, r->y, r->x, 1) ? -1 : 0;
+}
+
+static int rs_up(struct t *t, struct rs *r, int cqe)
+{
+	return rs_up_pd(t, r, cqe, t->pd);
+}
+
+/*
+ * Posts signaled READs @first .. @first + @n - 1 (wr_id = number, RS_LEN
+ * bytes each), then waits until the last one's data is in place and a
+ * little longer: its CQE is written right after the data, so all @n CQEs
+ * are then pending in X's CQ, unpolled.
+ */
+static int rs_reads(struct t *t, struct rs *r, int first, int n)
+{
+	uint64_t end = now_ms() + 5000;
+	size_t last;
+	int i, rc;
+
+	for (i = first; i < first + n; i++) {
+		struct ibv_sge s = { (uintptr_t)r->lbuf + (size_t)i * RS_LEN, RS_LEN, r->lmr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = (uint64_t)i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)r->rbuf + (size_t)i * RS_LEN,
+				     .rkey = r->rmr->rkey },
+		}, *bad;
+
+		rc = rc_errno(ibv_post_send(r->x, &wr, &bad));
+		if (rc) {
+			whyf(t, "RDMA READ %d: %s", i, errname(rc));
+			return -1;
+		}
+	}
+	last = (size_t)(first + n) * RS_LEN;
+	while (memcmp(r->lbuf + last - RS_LEN, r->rbuf + last - RS_LEN, RS_LEN)) {
+		if (now_ms() >= end) {
+			whyf(t, "READ %d's data did not arrive in 5 s", first + n - 1);
+			return -1;
+		}
+		usleep(1000);
+	}
+	usleep(200 * 1000);
+	return 0;
+}
+
+/* Polls @n CQEs: READs 0 .. @n - 1 in order, successful, data compared. */
+static void rs_poll_all(struct t *t, struct rs *r, int n)
+{
+	struct ibv_wc wc[RS_MAX];
+	int got = 0, k, i;
+
+	while (got < n) {
+		k = ibv_poll_cq(r->cqx, n - got, wc + got);
+		if (k <= 0)
+			break;
+		got += k;
+	}
+	if (got != n) {
+		whyf(t, "polled %d CQEs after the resizes, expected %d", got, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id != (uint64_t)i || wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].opcode != IBV_WC_RDMA_READ) {
+			whyf(t, "CQE %d: wr_id %llu status %s opcode %d", i,
+			     (unsigned long long)wc[i].wr_id,
+			     ibv_wc_status_str(wc[i].status), wc[i].opcode);
+			return;
+		}
+	if (memcmp(r->lbuf, r->rbuf, (size_t)n * RS_LEN))
+		whyf(t, "the READs brought other bytes than the peer holds");
+	expect_no_cqe(t, r->cqx, 10, "X's CQ after the last CQE");
+}
+
+static int resize_fresh(struct t *t, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	int rc;
+
+	if (!cq) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		return -1;
+	}
+	rc = ibv_resize_cq(cq, cqe);
+	if (cq->cqe != 16)
+		whyf(t, "after the refused resize cq->cqe is %d, was 16", cq->cqe);
+	ibv_destroy_cq(cq);
+	return rc;
+}
+
+static int resize_zero(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return resize_fresh(t, 0);
+}
+
+static int resize_above_max(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return resize_fresh(t, t->dattr.max_cqe + 1);
+}
+
+/* 16 CQEs pending: shrinking to 8 fails, and every CQE is still there. */
+static int resize_below_pending(struct t *t, const struct tcase *c)
+{
+	struct rs r;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rs_reads(t, &r, 0, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 8);
+	rs_poll_all(t, &r, 16);
+out:
+	rs_down(&r);
+	return rc;
+}
+
+/*
+ * A full CQ grows (16 -> 64), fills further (32 pending) and shrinks to
+ * exactly its contents (32): every CQE comes out once, in order.
+ */
+static int resize_keeps_cqes(struct t *t, const struct tcase *c)
+{
+	struct rs r;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rs_reads(t, &r, 0, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 64);
+	if (rc || r.cqx->cqe < 64) {
+		whyf(t, "resize 16 -> 64: %s, cqe %d", errname(rc), r.cqx->cqe);
+		goto out;
+	}
+	if (rs_reads(t, &r, 16, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 32);
+	if (rc || r.cqx->cqe < 32) {
+		whyf(t, "resize 64 -> 32 with 32 pending: %s, cqe %d", errname(rc), r.cqx->cqe);
+		goto out;
+	}
+	rs_poll_all(t, &r, 32);
+	snprintf(t->detail, sizeof(t->detail), "32 CQEs kept through 16 -> 64 -> 32");
+out:
+	rs_down(&r);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* After the errors                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -1866,6 +2082,16 @@ static const struct tcase cases[] = {
 	{ .name = "post/after-kernel-moved-qp-to-err", .run = post_after_kernel_err, .expect = X(0),
 	  .src = "IBTA 10.3.1.7, 11.4.1.1: in ERR posted receives and sends complete with "
 		 "IBV_WC_WR_FLUSH_ERR, also when the QP entered ERR without a modify_qp (remote access NAK)" },
+
+	/* ---- ibv_resize_cq ---- */
+	{ .name = "resize_cq/zero", .run = resize_zero, .expect = X(EINVAL),
+	  .src = "man ibv_resize_cq(3): cqe at least 1; rxe EINVAL" },
+	{ .name = "resize_cq/above-max_cqe", .run = resize_above_max, .expect = X(EINVAL),
+	  .src = "man ibv_resize_cq(3), ibv_query_device(3) max_cqe; rxe, mlx5 EINVAL" },
+	{ .name = "resize_cq/below-pending-cqes", .run = resize_below_pending, .expect = X(EINVAL),
+	  .src = "IBTA 11.2.7 (Resize CQ): not smaller than the CQEs outstanding; rxe, mlx5 EINVAL" },
+	{ .name = "resize_cq/grow-and-shrink-keep-every-cqe", .run = resize_keeps_cqes, .expect = X(0),
+	  .src = "IBTA 11.2.7 (Resize CQ): resizing keeps the CQEs outstanding" },
 
 	/* ---- nothing broke ---- */
 	{ .name = "query_qp/after-errors", .run = query_after, .expect = X(0),

@@ -323,6 +323,16 @@ struct sroce_create_cq_resp {
 };
 
 /**
+ * struct sroce_resize_cq_resp - driver data of the resize_cq response
+ * @mi: the CQ's new ring, holding every CQE not yet polled at the same
+ *	free-running indices; the provider maps it in place of the old one,
+ *	which the kernel no longer writes (its mmap entry is gone; unmap it)
+ */
+struct sroce_resize_cq_resp {
+	struct sroce_mmap_info mi;
+};
+
+/**
  * struct sroce_create_qp_resp - driver data of the create_qp response
  * @sq_mi: the send queue ring
  * @rq_mi: the receive queue ring (size 0 when the QP uses an SRQ)
