@@ -395,6 +395,28 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * ibv_rereg_mr: the kernel registers a new MR (new keys, which
+ * ibv_cmd_rereg_mr() stores in @vmr) and deregisters the old one; the
+ * iova of a new translation is its address, as ibv_reg_mr() uses.  Returns
+ * 0 or an errno value (also left in errno; libibverbs then returns
+ * IBV_REREG_MR_ERR_CMD and the old MR is unchanged).
+ */
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibv_rereg_mr cmd = {};
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
@@ -1041,6 +1063,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.rereg_mr = sroce_rereg_mr,
 	.resize_cq = sroce_resize_cq,
 };
 

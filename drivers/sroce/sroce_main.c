@@ -310,6 +310,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.rereg_user_mr = sroce_rereg_user_mr,
 	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),

@@ -367,6 +367,33 @@ void sroce_mr_destroy(struct sroce_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_destroy);
 
 /**
+ * sroce_mr_rereg_attrs() - what a re-registration registers
+ * @mr: the user MR being re-registered
+ * @flags: IB_MR_REREG_* flags: what changes
+ * @reg: in: the new translation (start, length, iova) and access, as the
+ *	caller passed them; out: the same, with whatever @flags leaves
+ *	unchanged taken from @mr
+ *
+ * Re-registration is deregistration followed by registration (man
+ * ibv_rereg_mr(3)): the new MR pins its memory again, so an access change
+ * pins with the new rights (a region that becomes writable is pinned
+ * writable).
+ * Context: any; reads @mr only.
+ */
+void sroce_mr_rereg_attrs(const struct sroce_mr *mr, int flags,
+			  struct sroce_mr_reg *reg)
+{
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		reg->start = mr->umem->address;
+		reg->length = mr->length;
+		reg->iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		reg->access = mr->access;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_attrs);
+
+/**
  * sroce_mr_lookup() - find a valid MR by lkey or rkey
  * @dev: device
  * @key: lkey or rkey (index in the upper 24 bits, a key byte below)

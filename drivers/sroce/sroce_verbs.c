@@ -1360,6 +1360,64 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 }
 
 /**
+ * sroce_rereg_user_mr() - re-register a user MR
+ *	(ib_device_ops.rereg_user_mr)
+ * @ibmr: the MR, a user MR
+ * @flags: IB_MR_REREG_TRANS, _PD, _ACCESS (the core refuses others and 0)
+ * @start: new user address (IB_MR_REREG_TRANS)
+ * @length: new length (IB_MR_REREG_TRANS)
+ * @iova: new address of the first byte in the MR (IB_MR_REREG_TRANS)
+ * @access: new IB_ACCESS_* flags (IB_MR_REREG_ACCESS; the core checked
+ *	them against the device)
+ * @ibpd: the new PD, or the MR's own without IB_MR_REREG_PD
+ * @udata: no driver data
+ *
+ * Deregistration followed by registration (man ibv_rereg_mr(3)): a new MR,
+ * with new keys, is registered over the new or the same memory, with the
+ * new PD and access; the core then destroys the old MR through dereg_mr,
+ * which invalidates it as ibv_dereg_mr() does (sroce_mr_destroy()): its
+ * keys are unpublished and transfers still using it fail on their next
+ * access, so none reaches memory under the old rights or translation.  A
+ * peer still holding the old rkey gets a remote access error.  On failure
+ * the old MR is unchanged and valid.
+ * Context: process, may sleep.
+ * Return: the new MR, or ERR_PTR(): -EINVAL (not a user MR, driver input,
+ * a bad range or access, see sroce_mr_init_user()), -ENOMEM (also when
+ * max_mr is reached: old and new MR exist together for a moment), or the
+ * error of ib_umem_get().
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr_reg reg = {
+		.start = start, .length = length, .iova = iova, .access = access,
+	};
+	struct sroce_mr *old = to_sroce_mr(ibmr);
+	struct sroce_dev *dev = old->dev;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (old->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	sroce_mr_rereg_attrs(old, flags, &reg);
+
+	mr = sroce_mr_alloc(dev, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_init_user(dev, mr, to_sroce_pd(ibpd), reg.start,
+				 reg.length, reg.iova, reg.access);
+	if (err) {
+		sroce_mr_free_unused(dev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/**
  * sroce_dereg_mr() - deregister an MR (ib_device_ops.dereg_mr)
  * @ibmr: MR
  * @udata: user data

@@ -1657,6 +1657,268 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* ibv_rereg_mr                                                        */
+/* ------------------------------------------------------------------ */
+
+#define RG_LEN		4096	/* each translation of the MR under test */
+#define RG_XFER		256	/* bytes the peer moves */
+
+/* The MR under test, on X's side, and the two buffers it may cover. */
+struct rg {
+	char *a, *b;
+	struct ibv_mr *mr;
+};
+
+static int rg_up(struct t *t, struct rg *g, struct ibv_pd *pd, int access)
+{
+	memset(g, 0, sizeof(*g));
+	g->a = aligned_alloc(4096, RG_LEN);
+	g->b = aligned_alloc(4096, RG_LEN);
+	if (g->a && g->b) {
+		memset(g->a, 0, RG_LEN);
+		memset(g->b, 0, RG_LEN);
+		g->mr = ibv_reg_mr(pd, g->a, RG_LEN, access);
+	}
+	if (!g->mr)
+		whyf(t, "ibv_reg_mr: %s", strerror(errno));
+	return g->mr ? 0 : -1;
+}
+
+static void rg_down(struct rg *g)
+{
+	if (g->mr)
+		ibv_dereg_mr(g->mr);
+	free(g->a);
+	free(g->b);
+}
+
+/* ibv_rereg_mr()'s result as an errno value (0: done). */
+static int rereg_errno(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t len, int access)
+{
+	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
+
+	if (rc == IBV_REREG_MR_ERR_INPUT || rc == IBV_REREG_MR_ERR_CMD)
+		return errno;
+	return rc ? 1000 - rc : 0;	/* a fork-range error: no errno */
+}
+
+/*
+ * Y does @op (RDMA WRITE or READ) of RG_XFER bytes between its buffer and
+ * @raddr/@rkey on X's side.  Returns the CQE's status, or -1.
+ */
+static int rg_peer(struct t *t, struct rs *r, enum ibv_wr_opcode op,
+		   char *raddr, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)r->rbuf, RG_XFER, r->rmr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 801, .sg_list = &s, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)raddr, .rkey = rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (rc_errno(ibv_post_send(r->y, &wr, &bad)) || cq_wait(r->cqy, &wc, 5000) <= 0) {
+		whyf(t, "the peer's RDMA %s: not posted or no completion",
+		     op == IBV_WR_RDMA_READ ? "READ" : "WRITE");
+		return -1;
+	}
+	return (int)wc.status;
+}
+
+/* Y writes RG_XFER patterned bytes to @dst through @rkey: they land. */
+static void rg_write_lands(struct t *t, struct rs *r, char *dst, uint32_t rkey,
+			   unsigned int seed, const char *what)
+{
+	int st;
+
+	fill(r->rbuf, RG_XFER, seed);
+	st = rg_peer(t, r, IBV_WR_RDMA_WRITE, dst, rkey);
+	if (st >= 0 && st != IBV_WC_SUCCESS)
+		whyf(t, "%s: the peer's RDMA WRITE ended %s", what,
+		     ibv_wc_status_str((enum ibv_wc_status)st));
+	else if (st == IBV_WC_SUCCESS && memcmp(dst, r->rbuf, RG_XFER))
+		whyf(t, "%s: other bytes landed than the peer wrote", what);
+}
+
+/* Y's write to @dst through @rkey is refused and changes nothing there. */
+static void rg_write_refused(struct t *t, struct rs *r, char *dst,
+			     uint32_t rkey, const char *what)
+{
+	char before[RG_XFER];
+	int st;
+
+	memcpy(before, dst, RG_XFER);
+	fill(r->rbuf, RG_XFER, 77);
+	st = rg_peer(t, r, IBV_WR_RDMA_WRITE, dst, rkey);
+	if (st >= 0 && st != IBV_WC_REM_ACCESS_ERR)
+		whyf(t, "%s: the peer's RDMA WRITE ended %s, expected %s", what,
+		     ibv_wc_status_str((enum ibv_wc_status)st),
+		     ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+	if (memcmp(before, dst, RG_XFER))
+		whyf(t, "%s: the refused WRITE changed the memory", what);
+}
+
+/*
+ * A remote write lands in buffer a; after CHANGE_TRANSLATION to buffer b
+ * one lands in b and a keeps its bytes; the old rkey is refused.
+ */
+static int rereg_translation(struct t *t, const struct tcase *c)
+{
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	char a_bytes[RG_XFER];
+	uint32_t old_rkey;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	rg_write_lands(t, &r, g.a, g.mr->rkey, 1, "before the rereg");
+	memcpy(a_bytes, g.a, RG_XFER);
+	old_rkey = g.mr->rkey;
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, g.b, RG_LEN, 0);
+	if (rc)
+		goto out;
+	if (g.mr->addr != g.b || g.mr->length != RG_LEN)
+		whyf(t, "after the rereg mr->addr/length do not name the new buffer");
+	rg_write_lands(t, &r, g.b, g.mr->rkey, 2, "into the new translation");
+	if (memcmp(a_bytes, g.a, RG_XFER))
+		whyf(t, "the old buffer changed after the rereg");
+	rg_write_refused(t, &r, g.a, old_rkey, "the old rkey, old address");
+	snprintf(t->detail, sizeof(t->detail), "rkey %#x -> %#x", old_rkey, g.mr->rkey);
+out:
+	rs_down(&r);
+	rg_down(&g);
+	return rc;
+}
+
+/*
+ * CHANGE_ACCESS adding remote read: the peer READs the bytes; then dropping
+ * remote access: the peer's WRITE is refused.
+ */
+static int rereg_access(struct t *t, const struct tcase *c)
+{
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	int rc = -1, st;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	fill(g.a, RG_XFER, 3);
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 IBV_ACCESS_REMOTE_READ);
+	if (rc)
+		goto out;
+	memset(r.rbuf, 0, RG_XFER);
+	st = rg_peer(t, &r, IBV_WR_RDMA_READ, g.a, g.mr->rkey);
+	if (st >= 0 && st != IBV_WC_SUCCESS)
+		whyf(t, "the peer's READ after adding remote read ended %s",
+		     ibv_wc_status_str((enum ibv_wc_status)st));
+	else if (st == IBV_WC_SUCCESS && memcmp(r.rbuf, g.a, RG_XFER))
+		whyf(t, "the peer READ other bytes than the MR holds");
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE);
+	if (rc)
+		goto out;
+	rg_write_refused(t, &r, g.a, g.mr->rkey, "after dropping remote write");
+out:
+	rs_down(&r);
+	rg_down(&g);
+	return rc;
+}
+
+/*
+ * CHANGE_PD into the PD of X's QP: the peer's write lands; back into
+ * another PD: it is refused (IBTA 10.6.3.2: MR and QP in one PD).
+ */
+static int rereg_pd(struct t *t, const struct tcase *c)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(t->ctx);
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	int rc = -1;
+
+	(void)c;
+	if (!pd2 || rs_up_pd(t, &r, 16, pd2) ||
+	    rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	if (rc)
+		goto out;
+	if (g.mr->pd != pd2)
+		whyf(t, "after the rereg mr->pd is not the new PD");
+	rg_write_lands(t, &r, g.a, g.mr->rkey, 5, "in the QP's PD");
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_PD, t->pd, NULL, 0, 0);
+	if (rc)
+		goto out;
+	rg_write_refused(t, &r, g.a, g.mr->rkey, "in another PD than the QP's");
+out:
+	rs_down(&r);
+	rg_down(&g);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	return rc;
+}
+
+/* A refused rereg of a fresh MR; the MR keeps its keys and deregisters. */
+static int rereg_fresh(struct t *t, int flags, void *addr, size_t len, int access)
+{
+	struct rg g;
+	uint32_t lkey;
+	int rc;
+
+	if (rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE))
+		return -1;
+	lkey = g.mr->lkey;
+	rc = rereg_errno(g.mr, flags, NULL, addr, len, access);
+	if (rc && (g.mr->lkey != lkey || g.mr->addr != g.a))
+		whyf(t, "the refused rereg changed the MR's lkey or address");
+	if (ibv_dereg_mr(g.mr))
+		whyf(t, "ibv_dereg_mr after the rereg failed");
+	g.mr = NULL;
+	rg_down(&g);
+	return rc;
+}
+
+static int rereg_no_flags(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, 0, NULL, 0, 0);
+}
+
+static int rereg_remote_write_only(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0,
+			   IBV_ACCESS_REMOTE_WRITE);
+}
+
+static int rereg_zero_length(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_TRANSLATION, t->buf, 0, 0);
+}
+
+static int rereg_unmapped(struct t *t, const struct tcase *c)
+{
+	void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)c;
+	if (p == MAP_FAILED) {
+		whyf(t, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	munmap(p, 8192);
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_TRANSLATION, p, 8192, 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* After the errors                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -2092,6 +2354,22 @@ static const struct tcase cases[] = {
 	  .src = "IBTA 11.2.7 (Resize CQ): not smaller than the CQEs outstanding; rxe, mlx5 EINVAL" },
 	{ .name = "resize_cq/grow-and-shrink-keep-every-cqe", .run = resize_keeps_cqes, .expect = X(0),
 	  .src = "IBTA 11.2.7 (Resize CQ): resizing keeps the CQEs outstanding" },
+
+	/* ---- ibv_rereg_mr ---- */
+	{ .name = "rereg_mr/no-flags", .run = rereg_no_flags, .expect = X(EINVAL),
+	  .src = "ib_core ib_uverbs_rereg_mr: flags 0 EINVAL; man ibv_rereg_mr(3) IBV_REREG_MR_ERR_CMD" },
+	{ .name = "rereg_mr/access-remote-write-without-local-write", .run = rereg_remote_write_only,
+	  .expect = X(EINVAL), .src = "IBTA 10.6.3.1 C10-10; ib_core ib_check_mr_access EINVAL" },
+	{ .name = "rereg_mr/translation-zero-length", .run = rereg_zero_length, .expect = X(EINVAL),
+	  .src = "man ibv_rereg_mr(3): IBV_REREG_MR_ERR_INPUT, libibverbs EINVAL" },
+	{ .name = "rereg_mr/translation-unmapped", .run = rereg_unmapped, .expect = X(EFAULT),
+	  .src = "ib_umem_get EFAULT, as ibv_reg_mr of unmapped memory; the old MR stays valid" },
+	{ .name = "rereg_mr/change-translation-data", .run = rereg_translation, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3): dereg + reg; the new translation takes the data, the old rkey is dead" },
+	{ .name = "rereg_mr/change-access-data", .run = rereg_access, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3); IBTA 10.6.3: the new rights apply, dropped ones refuse (remote access error)" },
+	{ .name = "rereg_mr/change-pd-data", .run = rereg_pd, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3); IBTA 10.6.3.2: an MR serves QPs of its PD only" },
 
 	/* ---- nothing broke ---- */
 	{ .name = "query_qp/after-errors", .run = query_after, .expect = X(0),
