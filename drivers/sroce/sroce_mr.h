@@ -76,6 +76,7 @@ struct sroce_mr_reg {
 
 void sroce_mr_rereg_attrs(const struct sroce_mr *mr, int flags,
 			  struct sroce_mr_reg *reg);
+void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr);
 
 static inline struct sroce_mr *to_sroce_mr(struct ib_mr *mr)
 {

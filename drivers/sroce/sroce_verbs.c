@@ -1372,14 +1372,14 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
  * @ibpd: the new PD, or the MR's own without IB_MR_REREG_PD
  * @udata: no driver data
  *
- * Deregistration followed by registration (man ibv_rereg_mr(3)): a new MR,
- * with new keys, is registered over the new or the same memory, with the
- * new PD and access; the core then destroys the old MR through dereg_mr,
- * which invalidates it as ibv_dereg_mr() does (sroce_mr_destroy()): its
- * keys are unpublished and transfers still using it fail on their next
- * access, so none reaches memory under the old rights or translation.  A
- * peer still holding the old rkey gets a remote access error.  On failure
- * the old MR is unchanged and valid.
+ * Deregistration followed by registration (man ibv_rereg_mr(3)): a new MR
+ * is registered over the new or the same memory, with the new PD and
+ * access, and takes over the old one's keys (sroce_mr_rereg_swap(): lkey
+ * and rkey stay, as with mlx5 and rxe); the old MR is invalidated and the
+ * core then destroys it through dereg_mr, as ibv_dereg_mr() would
+ * (sroce_mr_destroy()): transfers still using it fail on their next
+ * access, so none reaches memory under the old rights or translation.  On
+ * failure the old MR is unchanged and valid.
  * Context: process, may sleep.
  * Return: the new MR, or ERR_PTR(): -EINVAL (not a user MR, driver input,
  * a bad range or access, see sroce_mr_init_user()), -ENOMEM (also when
@@ -1414,6 +1414,7 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		sroce_mr_free_unused(dev, mr);
 		return ERR_PTR(err);
 	}
+	sroce_mr_rereg_swap(old, mr);
 	return &mr->ibmr;
 }
 
