@@ -396,8 +396,9 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 }
 
 /*
- * ibv_rereg_mr: the kernel registers a new MR (new keys, which
- * ibv_cmd_rereg_mr() stores in @vmr) and deregisters the old one; the
+ * ibv_rereg_mr: the kernel registers a new MR under the old keys
+ * (ibv_cmd_rereg_mr() stores what it answers in @vmr) and deregisters the
+ * old one; the
  * iova of a new translation is its address, as ibv_reg_mr() uses.  Returns
  * 0 or an errno value (also left in errno; libibverbs then returns
  * IBV_REREG_MR_ERR_CMD and the old MR is unchanged).
@@ -616,12 +617,56 @@ static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
+/*
+ * Removes the CQEs of QP @qpn from @ibcq's ring, as libmlx4 and libmlx5 do
+ * when a QP is reset: a QP restated from ERR through RESET starts without
+ * the completions (flushes) of its earlier life, which rdma-core's own
+ * tests rely on.  The slots between the consumer and the producer index
+ * are ours: the CQEs that stay move up towards the producer index and the
+ * consumer index advances past the ones removed, so the kernel's view of
+ * the free space only grows.
+ */
+static void sroce_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sroce_ring *ring = &to_scq(ibcq)->ring;
+	uint32_t cons, prod, i, nfreed = 0;
+	struct sroce_cqe *cqe;
+
+	pthread_spin_lock(&ring->lock);
+	cons = sroce_load_own(&ring->hdr->consumer);
+	prod = sroce_load_acquire(&ring->hdr->producer);
+	if ((sroce_load_acquire(&ring->hdr->flags) & SROCE_QUEUE_F_ERROR) ||
+	    prod - cons > ring->num)
+		goto out;	/* a dead or corrupt ring: poll_cq reports it */
+	for (i = prod; i != cons;) {
+		cqe = sroce_ring_slot(ring, --i);
+		if (cqe->qp_num == qpn)
+			nfreed++;
+		else if (nfreed)
+			memcpy(sroce_ring_slot(ring, i + nfreed), cqe,
+			       sizeof(*cqe));
+	}
+	if (nfreed)
+		sroce_store_release(&ring->hdr->consumer, cons + nfreed);
+out:
+	pthread_spin_unlock(&ring->lock);
+}
+
 static int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			   int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		if (ibqp->recv_cq)
+			sroce_cq_clean(ibqp->recv_cq, ibqp->qp_num);
+		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+			sroce_cq_clean(ibqp->send_cq, ibqp->qp_num);
+	}
+	return ret;
 }
 
 static int sroce_destroy_qp(struct ibv_qp *ibqp)
