@@ -665,8 +665,68 @@ static void sroce_mr_atomic_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, target, c->after);
 }
 
+/* Re-registration keeps what its flags leave unchanged. */
+struct sroce_mr_rereg_case {
+	const char *name;
+	int flags;
+	struct sroce_mr_reg want;	/* with the MR below and the input */
+};
+
+/* The MR: user address 0x7000, 0x3000 bytes at iova 0x9000, local write. */
+#define SROCE_RR_OLD	{ .start = 0x7000, .length = 0x3000, .iova = 0x9000, \
+			  .access = IB_ACCESS_LOCAL_WRITE }
+/* What the caller passes: a new range and remote read. */
+#define SROCE_RR_NEW	{ .start = 0x20000, .length = 0x1000, .iova = 0x20000, \
+			  .access = IB_ACCESS_REMOTE_READ }
+
+static const struct sroce_mr_rereg_case sroce_mr_rereg_cases[] = {
+	{ .name = "pd_only", .flags = IB_MR_REREG_PD, .want = SROCE_RR_OLD },
+	{ .name = "translation", .flags = IB_MR_REREG_TRANS,
+	  .want = { .start = 0x20000, .length = 0x1000, .iova = 0x20000,
+		    .access = IB_ACCESS_LOCAL_WRITE } },
+	{ .name = "access", .flags = IB_MR_REREG_ACCESS,
+	  .want = { .start = 0x7000, .length = 0x3000, .iova = 0x9000,
+		    .access = IB_ACCESS_REMOTE_READ } },
+	{ .name = "all", .flags = IB_MR_REREG_TRANS | IB_MR_REREG_PD |
+				  IB_MR_REREG_ACCESS, .want = SROCE_RR_NEW },
+};
+
+static void sroce_mr_rereg_desc(const struct sroce_mr_rereg_case *c,
+				char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(sroce_mr_rereg, sroce_mr_rereg_cases, sroce_mr_rereg_desc);
+
+static void sroce_mr_rereg_attrs_test(struct kunit *test)
+{
+	const struct sroce_mr_rereg_case *c = test->param_value;
+	struct sroce_mr_reg reg = SROCE_RR_NEW;
+	struct ib_umem *umem;
+	struct sroce_mr *mr;
+
+	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	umem = kunit_kzalloc(test, sizeof(*umem), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, umem);
+	umem->address = 0x7000;
+	mr->umem = umem;
+	mr->type = SROCE_MR_USER;
+	mr->length = 0x3000;
+	mr->iova = 0x9000;
+	mr->access = IB_ACCESS_LOCAL_WRITE;
+
+	sroce_mr_rereg_attrs(mr, c->flags, &reg);
+	KUNIT_EXPECT_EQ(test, reg.start, c->want.start);
+	KUNIT_EXPECT_EQ(test, reg.length, c->want.length);
+	KUNIT_EXPECT_EQ(test, reg.iova, c->want.iova);
+	KUNIT_EXPECT_EQ(test, reg.access, c->want.access);
+}
+
 static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_key_test),
+	KUNIT_CASE_PARAM(sroce_mr_rereg_attrs_test, sroce_mr_rereg_gen_params),
 	KUNIT_CASE(sroce_mr_lookup_test),
 	KUNIT_CASE(sroce_mr_stale_key_test),
 	KUNIT_CASE(sroce_mr_register_access_test),

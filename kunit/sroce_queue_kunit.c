@@ -323,6 +323,126 @@ static void sroce_queue_cq_notify_test(struct kunit *test)
 	sroce_queue_cleanup(&cq.queue);
 }
 
+/* resize_cq: the CQEs not yet polled move into the new ring. */
+struct sroce_queue_move_case {
+	const char *name;
+	u32 src_num, dst_num;
+	u32 kidx;	/* the kernel's producer index */
+	u32 cons;	/* the consumer index the "provider" wrote */
+	u32 flags;	/* of the old ring */
+	int err;
+};
+
+static const struct sroce_queue_move_case sroce_queue_move_cases[] = {
+	{ .name = "empty", .src_num = 8, .dst_num = 4 },
+	{ .name = "grow_full", .src_num = 4, .dst_num = 16, .kidx = 4 },
+	{ .name = "shrink_fits", .src_num = 16, .dst_num = 4, .kidx = 10,
+	  .cons = 7 },
+	{ .name = "shrink_exact", .src_num = 16, .dst_num = 4, .kidx = 12,
+	  .cons = 8 },
+	{ .name = "shrink_short", .src_num = 16, .dst_num = 4, .kidx = 13,
+	  .cons = 8, .err = -EINVAL },
+	{ .name = "same_size_full", .src_num = 8, .dst_num = 8, .kidx = 0x108,
+	  .cons = 0x100 },
+	{ .name = "wrapped", .src_num = 8, .dst_num = 32, .kidx = 3,
+	  .cons = 0xfffffffd },
+	{ .name = "overrun_kept", .src_num = 4, .dst_num = 8, .kidx = 4,
+	  .flags = SROCE_QUEUE_F_ERROR },
+	{ .name = "consumer_ahead", .src_num = 8, .dst_num = 8, .kidx = 5,
+	  .cons = 6, .err = -EINVAL },
+	{ .name = "consumer_far_behind", .src_num = 8, .dst_num = 64,
+	  .kidx = 20, .err = -EINVAL },
+};
+
+static void sroce_queue_move_desc(const struct sroce_queue_move_case *c,
+				  char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %u->%u cons=%#x kidx=%#x",
+		 c->name, c->src_num, c->dst_num, c->cons, c->kidx);
+}
+
+KUNIT_ARRAY_PARAM(sroce_queue_move, sroce_queue_move_cases,
+		  sroce_queue_move_desc);
+
+static void sroce_queue_move_test(struct kunit *test)
+{
+	const struct sroce_queue_move_case *c = test->param_value;
+	u32 i, n = c->kidx - c->cons;
+	struct sroce_queue src, dst;
+	struct sroce_cqe *cqe;
+
+	sroce_queue_test_ring(test, &src, c->src_num, sizeof(*cqe));
+	sroce_queue_test_ring(test, &dst, c->dst_num, sizeof(*cqe));
+	for (i = 0; !c->err && i < n; i++) {
+		cqe = sroce_queue_slot(&src, c->cons + i);
+		cqe->wr_id = 1000ull + (u32)(c->cons + i);
+		cqe->byte_len = i;
+	}
+	src.kidx = c->kidx;
+	src.hdr->producer = c->kidx;
+	src.hdr->consumer = c->cons;
+	src.hdr->flags = c->flags;
+
+	KUNIT_EXPECT_EQ(test, sroce_cq_ring_move(&dst, &src), c->err);
+	if (c->err) {
+		/* the new ring is untouched */
+		KUNIT_EXPECT_EQ(test, dst.kidx, 0u);
+		KUNIT_EXPECT_EQ(test, dst.hdr->producer, 0u);
+		KUNIT_EXPECT_EQ(test, dst.hdr->consumer, 0u);
+	} else {
+		KUNIT_EXPECT_EQ(test, dst.kidx, c->kidx);
+		KUNIT_EXPECT_EQ(test, dst.hdr->producer, c->kidx);
+		KUNIT_EXPECT_EQ(test, dst.hdr->consumer, c->cons);
+		KUNIT_EXPECT_EQ(test, dst.hdr->flags, c->flags);
+		for (i = 0; i < n; i++) {
+			cqe = sroce_queue_slot(&dst, c->cons + i);
+			KUNIT_EXPECT_EQ(test, cqe->wr_id,
+					1000ull + (u32)(c->cons + i));
+			KUNIT_EXPECT_EQ(test, cqe->byte_len, i);
+		}
+	}
+	sroce_queue_cleanup(&src);
+	sroce_queue_cleanup(&dst);
+}
+
+/* The swap under the CQ lock: new CQEs go to the new ring. */
+static void sroce_queue_cq_swap_test(struct kunit *test)
+{
+	struct sroce_cqe cqe = { .status = IB_WC_SUCCESS };
+	struct sroce_queue nq, small;
+	struct sroce_cq cq;
+	u32 i;
+
+	sroce_queue_test_cq(test, &cq, 4);
+	for (i = 0; i < 4; i++) {
+		cqe.wr_id = i;
+		KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	}
+	/* four pending do not fit in two slots: nothing changes */
+	sroce_queue_test_ring(test, &small, 2, sizeof(cqe));
+	KUNIT_EXPECT_EQ(test, sroce_cq_swap_ring(&cq, &small), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cq.queue.num, 4u);
+	sroce_queue_cleanup(&small);
+
+	sroce_queue_test_ring(test, &nq, 16, sizeof(cqe));
+	KUNIT_EXPECT_EQ(test, sroce_cq_swap_ring(&cq, &nq), 0);
+	KUNIT_EXPECT_EQ(test, cq.queue.num, 16u);
+	KUNIT_EXPECT_EQ(test, cq.ibcq.cqe, 16);
+	KUNIT_EXPECT_EQ(test, nq.num, 4u);	/* the old ring, to clean up */
+	sroce_queue_cleanup(&nq);
+	for (i = 4; i < 16; i++) {
+		cqe.wr_id = i;
+		KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	}
+	for (i = 0; i < 16; i++) {
+		struct sroce_cqe *slot = sroce_queue_slot(&cq.queue, i);
+
+		KUNIT_EXPECT_EQ(test, slot->wr_id, (u64)i);
+	}
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), -ENOSPC);
+	sroce_queue_cleanup(&cq.queue);
+}
+
 static struct kunit_case sroce_queue_test_cases[] = {
 	KUNIT_CASE(sroce_queue_layout_test),
 	KUNIT_CASE(sroce_queue_init_test),
@@ -332,6 +452,8 @@ static struct kunit_case sroce_queue_test_cases[] = {
 	KUNIT_CASE(sroce_queue_cq_fill_test),
 	KUNIT_CASE(sroce_queue_cq_hostile_test),
 	KUNIT_CASE(sroce_queue_cq_notify_test),
+	KUNIT_CASE_PARAM(sroce_queue_move_test, sroce_queue_move_gen_params),
+	KUNIT_CASE(sroce_queue_cq_swap_test),
 	{}
 };
 

@@ -15,7 +15,8 @@
 # MR while sroce0's RDMA WRITE into it is half done (a tc filter on vethB
 # drops the WRITE's MIDDLE and LAST packets): ibv_dereg_mr, destroying the
 # QP, closing the device and `rdma link delete sroce1` must each return
-# within a bound, and the rest of the WRITE must be refused.
+# within a bound, and the rest of the WRITE must be refused; then the same
+# with ibv_rereg_mr (new translation) in place of ibv_dereg_mr.
 cd "$(dirname "$0")" && source ./lib.sh
 
 BIN=$PWD/bin/rdma_prot
@@ -66,15 +67,23 @@ if ! out=$(drop_write_rest 2>&1); then
 	fail t-60/dereg-setup "tc filter on vethB: $out"
 	exit 1
 fi
-out=$(bounded 60 "$DEREG" -d sroce1 -g "$sgid" -D sroce0 -G "$cgid" \
-	-u "$IP netns exec B tc qdisc del dev vethB ingress")
-for c in dereg_during_write dereg_write_refused dereg_teardown; do
-	line=$(grep -m1 -E "^(PASS|FAIL) $c( |:|\$)" <<<"$out")
-	case $line in
-	PASS*) pass "t-60/$c" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")" ;;
-	FAIL*) fail "t-60/$c" "${line#FAIL "$c": }" ;;
-	*) fail "t-60/$c" "not run: $(tail -n 3 <<<"$out" | tr '\n' ' ')" ;;
-	esac
+# The same with ibv_rereg_mr onto another buffer (-R) instead of dereg.
+for m in dereg rereg; do
+	if [[ $m == rereg ]] && ! out=$(drop_write_rest 2>&1); then
+		fail t-60/rereg-setup "tc filter on vethB: $out"
+		break
+	fi
+	opt=(); [[ $m == rereg ]] && opt=(-R)
+	out=$(bounded 60 "$DEREG" -d sroce1 -g "$sgid" -D sroce0 -G "$cgid" \
+		-u "$IP netns exec B tc qdisc del dev vethB ingress" "${opt[@]}")
+	for c in ${m}_during_write ${m}_write_refused ${m}_teardown; do
+		line=$(grep -m1 -E "^(PASS|FAIL) $c( |:|\$)" <<<"$out")
+		case $line in
+		PASS*) pass "t-60/$c" "$(sed -n 's/^[^(]*(\(.*\))$/\1/p' <<<"$line")" ;;
+		FAIL*) fail "t-60/$c" "${line#FAIL "$c": }" ;;
+		*) fail "t-60/$c" "not run: $(tail -n 3 <<<"$out" | tr '\n' ' ')" ;;
+		esac
+	done
 done
 t0=$EPOCHREALTIME
 if out=$(bounded 20 "$RDMA" link delete sroce1) && wait_gone sroce1 5; then

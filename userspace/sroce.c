@@ -21,12 +21,13 @@
  * (sroce.h).
  *
  * Not supported (left NULL, libibverbs returns EOPNOTSUPP): SRQ, MW, XRC,
- * resize_cq, DM, flows.
+ * DM, flows.
  *
  * Layout: query, PD, MR, CQ, QP, AH, post, poll, ops table, context and
  * device allocation, matching, registration.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,7 +44,6 @@
 #include "verbs_private.h"
 
 #define SROCE_PROVIDER_NAME	"sroce"
-#define SROCE_IBDEV_PREFIX	"sroce"
 
 /* Upper bound on slots of one ring; the kernel's limits are far lower. */
 #define SROCE_MAX_RING_SLOTS	(1U << 24)
@@ -121,6 +121,11 @@ struct sroce_create_cq_resp_buf {
 	struct sroce_create_cq_resp drv;
 };
 
+struct sroce_resize_cq_resp_buf {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct sroce_resize_cq_resp drv;
+};
+
 struct sroce_create_qp_resp_buf {
 	struct ib_uverbs_create_qp_resp ibv_resp;
 	struct sroce_create_qp_resp drv;
@@ -135,6 +140,8 @@ static_assert(offsetof(struct sroce_get_context_resp, drv) ==
 	      sizeof(struct ib_uverbs_get_context_resp), "no padding");
 static_assert(offsetof(struct sroce_create_cq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_cq_resp), "no padding");
+static_assert(offsetof(struct sroce_resize_cq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_resize_cq_resp), "no padding");
 static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "no padding");
 static_assert(offsetof(struct sroce_create_ah_resp_buf, drv) ==
@@ -185,39 +192,65 @@ static inline void *sroce_ring_slot(const struct sroce_ring *ring,
 }
 
 /*
- * Maps the ring the kernel described in @mi.  Returns 0 or an errno value:
- * EINVAL when @mi is inconsistent with our ABI, mmap()'s errno otherwise.
+ * Maps the ring the kernel described in @mi.  Returns the mapping with
+ * *@err 0, or NULL with *@err set to an errno value: EINVAL when @mi is
+ * inconsistent with our ABI, mmap()'s errno otherwise.
  */
-static int sroce_ring_map(struct ibv_context *ibctx, struct sroce_ring *ring,
-			  const struct sroce_mmap_info *mi, uint32_t slot_size,
-			  uint32_t max_wr)
+static void *sroce_ring_mmap(struct ibv_context *ibctx,
+			     const struct sroce_mmap_info *mi,
+			     uint32_t slot_size, int *err)
 {
 	uint64_t need;
 	void *buf;
 
+	*err = EINVAL;
 	if (!mi->num_slots || mi->num_slots > SROCE_MAX_RING_SLOTS ||
 	    (mi->num_slots & (mi->num_slots - 1))) {
 		sroce_err(ibctx, "bad ring: %u slots\n", mi->num_slots);
-		return EINVAL;
+		return NULL;
 	}
 	need = SROCE_QUEUE_HDR_SIZE + (uint64_t)mi->num_slots * slot_size;
 	if (mi->size < need) {
 		sroce_err(ibctx, "bad ring: %u bytes for %u slots of %u\n",
 			  mi->size, mi->num_slots, slot_size);
-		return EINVAL;
+		return NULL;
 	}
+	*err = 0;
 
 	buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ibctx->cmd_fd, (off_t)mi->offset);
-	if (buf == MAP_FAILED)
-		return errno;
+	if (buf == MAP_FAILED) {
+		*err = errno;
+		return NULL;
+	}
+	return buf;
+}
 
+/* Points @ring at the mapping @buf of the ring @mi describes. */
+static void sroce_ring_set(struct sroce_ring *ring, void *buf,
+			   const struct sroce_mmap_info *mi,
+			   uint32_t slot_size, uint32_t max_wr)
+{
 	ring->hdr = buf;
 	ring->slots = (uint8_t *)buf + SROCE_QUEUE_HDR_SIZE;
 	ring->map_size = mi->size;
 	ring->num = mi->num_slots;
 	ring->slot_size = slot_size;
 	ring->limit = max_wr < mi->num_slots ? max_wr : mi->num_slots;
+}
+
+/* Maps a new ring; returns 0 or an errno value (sroce_ring_mmap()). */
+static int sroce_ring_map(struct ibv_context *ibctx, struct sroce_ring *ring,
+			  const struct sroce_mmap_info *mi, uint32_t slot_size,
+			  uint32_t max_wr)
+{
+	void *buf;
+	int err;
+
+	buf = sroce_ring_mmap(ibctx, mi, slot_size, &err);
+	if (!buf)
+		return err;
+	sroce_ring_set(ring, buf, mi, slot_size, max_wr);
 	pthread_spin_init(&ring->lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
 }
@@ -327,6 +360,29 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * ibv_rereg_mr: the kernel registers a new MR under the old keys
+ * (ibv_cmd_rereg_mr() stores what it answers in @vmr) and deregisters the
+ * old one; the
+ * iova of a new translation is its address, as ibv_reg_mr() uses.  Returns
+ * 0 or an errno value (also left in errno; libibverbs then returns
+ * IBV_REREG_MR_ERR_CMD and the old MR is unchanged).
+ */
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp = {};
+	struct ibv_rereg_mr cmd = {};
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
@@ -385,6 +441,43 @@ static int sroce_destroy_cq(struct ibv_cq *ibcq)
 	sroce_ring_unmap(&cq->ring);
 	free(cq);
 	return 0;
+}
+
+/*
+ * ibv_resize_cq: the kernel moves the CQEs not yet polled into a new ring
+ * at the same indices (sroce-abi.h, struct sroce_resize_cq_resp); we map
+ * it in place of the old ring, under the ring lock, so no poll_cq sees the
+ * CQ in between.  Should the new mapping fail, the old ring, which the
+ * kernel marked dead, stays: poll_cq reports EIO from then on.
+ * Returns 0 or an errno value: EINVAL when @cqe is out of range or smaller
+ * than the CQEs pending, ENOMEM.
+ */
+static int sroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_resize_cq_resp_buf resp = {};
+	struct sroce_ring *ring = &to_scq(ibcq)->ring;
+	struct ibv_resize_cq cmd = {};
+	void *buf;
+	int ret;
+
+	pthread_spin_lock(&ring->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto out;
+	buf = sroce_ring_mmap(ibcq->context, &resp.drv.mi,
+			      sizeof(struct sroce_cqe), &ret);
+	if (!buf) {
+		sroce_err(ibcq->context, "cannot map the resized CQ: %s\n",
+			  strerror(ret));
+		goto out;
+	}
+	munmap(ring->hdr, ring->map_size);
+	sroce_ring_set(ring, buf, &resp.drv.mi, sizeof(struct sroce_cqe),
+		       resp.drv.mi.num_slots);
+out:
+	pthread_spin_unlock(&ring->lock);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -488,12 +581,56 @@ static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
+/*
+ * Removes the CQEs of QP @qpn from @ibcq's ring, as libmlx4 and libmlx5 do
+ * when a QP is reset: a QP restated from ERR through RESET starts without
+ * the completions (flushes) of its earlier life, which rdma-core's own
+ * tests rely on.  The slots between the consumer and the producer index
+ * are ours: the CQEs that stay move up towards the producer index and the
+ * consumer index advances past the ones removed, so the kernel's view of
+ * the free space only grows.
+ */
+static void sroce_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct sroce_ring *ring = &to_scq(ibcq)->ring;
+	uint32_t cons, prod, i, nfreed = 0;
+	struct sroce_cqe *cqe;
+
+	pthread_spin_lock(&ring->lock);
+	cons = sroce_load_own(&ring->hdr->consumer);
+	prod = sroce_load_acquire(&ring->hdr->producer);
+	if ((sroce_load_acquire(&ring->hdr->flags) & SROCE_QUEUE_F_ERROR) ||
+	    prod - cons > ring->num)
+		goto out;	/* a dead or corrupt ring: poll_cq reports it */
+	for (i = prod; i != cons;) {
+		cqe = sroce_ring_slot(ring, --i);
+		if (cqe->qp_num == qpn)
+			nfreed++;
+		else if (nfreed)
+			memcpy(sroce_ring_slot(ring, i + nfreed), cqe,
+			       sizeof(*cqe));
+	}
+	if (nfreed)
+		sroce_store_release(&ring->hdr->consumer, cons + nfreed);
+out:
+	pthread_spin_unlock(&ring->lock);
+}
+
 static int sroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			   int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET) {
+		if (ibqp->recv_cq)
+			sroce_cq_clean(ibqp->recv_cq, ibqp->qp_num);
+		if (ibqp->send_cq && ibqp->send_cq != ibqp->recv_cq)
+			sroce_cq_clean(ibqp->send_cq, ibqp->qp_num);
+	}
+	return ret;
 }
 
 static int sroce_destroy_qp(struct ibv_qp *ibqp)
@@ -977,6 +1114,8 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.rereg_mr = sroce_rereg_mr,
+	.resize_cq = sroce_resize_cq,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1070,19 +1209,37 @@ static void sroce_uninit_device(struct verbs_device *vdev)
 /* ------------------------------------------------------------------ */
 
 /*
- * The kernel registers with driver_id RDMA_DRIVER_UNKNOWN, so we match the
- * IB device name ("sroce0", ...), tried after every driver-id match.
+ * A device is ours when its hca_type sysfs attribute says so (sroce-abi.h):
+ * the kernel registers sroce with driver_id RDMA_DRIVER_UNKNOWN and the user
+ * picks the device name (`rdma link add NAME type sroce ...`), so neither
+ * identifies it.  The attribute is read only and sroce's own; libibverbs
+ * calls us only for devices that no driver-id match took (rxe and every
+ * other in-tree driver have their own id), so no other device is touched.
  */
-static const struct verbs_match_ent sroce_match_table[] = {
-	SROCE_NAME_MATCH(SROCE_IBDEV_PREFIX),
-	{},
-};
+static bool sroce_match_device(struct verbs_sysfs_dev *sysfs)
+{
+	static const char want[] = SROCE_HCA_TYPE "\n";
+	char path[IBV_SYSFS_PATH_MAX + sizeof("/hca_type")];
+	char buf[sizeof(want) + 1];
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/hca_type",
+		     sysfs->ibdev_path) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == (ssize_t)sizeof(want) - 1 && !memcmp(buf, want, n);
+}
 
 static const struct verbs_device_ops sroce_dev_ops = {
 	.name = SROCE_PROVIDER_NAME,
 	.match_min_abi_version = SROCE_ABI_VERSION,
 	.match_max_abi_version = SROCE_ABI_VERSION,
-	.match_table = sroce_match_table,
+	.match_device = sroce_match_device,
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 	.alloc_context = sroce_alloc_context,

@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -55,8 +56,27 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
 /* Device matching and registration                                    */
 /* ------------------------------------------------------------------ */
 
-/* Opaque to us: we match by name through the table, never read it. */
-struct verbs_sysfs_dev;
+/*
+ * The device libibverbs found in sysfs.  Only its leading fields are
+ * declared: their layout is the same in every rdma-core with
+ * IBVERBS_PRIVATE_34 (later fields moved between releases), and we read
+ * nothing but @ibdev_path, in match_device.
+ */
+struct verbs_sysfs_list_node {
+	struct verbs_sysfs_list_node *next, *prev;
+};
+
+struct verbs_sysfs_dev {
+	struct verbs_sysfs_list_node entry;
+	void *provider_data;
+	const struct verbs_match_ent *match;
+	unsigned int flags;
+	char sysfs_name[IBV_SYSFS_NAME_MAX];
+	dev_t sysfs_cdev;
+	char ibdev_name[IBV_SYSFS_NAME_MAX];
+	char ibdev_path[IBV_SYSFS_PATH_MAX];
+	/* more fields follow; never allocated or copied by us */
+};
 
 enum {
 	VERBS_MATCH_SENTINEL = 0,
@@ -75,16 +95,6 @@ struct verbs_match_ent {
 	uint16_t device;
 	uint8_t kind;
 };
-
-/*
- * A name match: libibverbs fnmatch()es the pattern against
- * "rdma_device:N<ib device name>".
- */
-#define SROCE_NAME_MATCH(prefix)					\
-	{								\
-		.u.modalias = "rdma_device:*N" prefix "*",		\
-		.kind = VERBS_MATCH_MODALIAS,				\
-	}
 
 struct verbs_device;
 
@@ -327,6 +337,8 @@ SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 SROCE_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 SROCE_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 SROCE_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
+SROCE_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
+SROCE_DECLARE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 SROCE_DECLARE_CMD(ibv_create_qp, ib_uverbs_create_qp);
 SROCE_DECLARE_CMD(ibv_query_qp, ib_uverbs_query_qp);
 SROCE_DECLARE_CMD(ibv_modify_qp, ib_uverbs_modify_qp);
@@ -357,6 +369,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
@@ -364,6 +381,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,
@@ -406,6 +426,8 @@ static_assert(offsetof(struct verbs_device_ops, match_table) ==
 	      2 * sizeof(void *), "verbs_device_ops layout");
 static_assert(offsetof(struct verbs_device_ops, uninit_device) ==
 	      8 * sizeof(void *), "verbs_device_ops layout");
+static_assert(offsetof(struct verbs_sysfs_dev, ibdev_path) == 176,
+	      "verbs_sysfs_dev layout");
 static_assert(sizeof(struct verbs_match_ent) == 24,
 	      "verbs_match_ent layout");
 static_assert(offsetof(struct verbs_match_ent, kind) == 20,

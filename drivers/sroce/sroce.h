@@ -81,6 +81,19 @@
 
 #define SROCE_DRV_NAME		"sroce"
 
+/*
+ * Identity reported by query_device.  vendor_id is an IEEE OUI; sroce has
+ * none, so it reports 02:53:52 ("SR" with the U/L bit set): an identifier
+ * in the locally administered space of IEEE 802-2014 8.2, which the IEEE
+ * never assigns to an organisation, so it names no real vendor (and, unlike
+ * rxe's 0xFFFFFF, cannot be mistaken for rxe).  The part number and
+ * hardware version are sroce's own; hw_ver follows incompatible changes of
+ * the user ring formats (the ABI version).
+ */
+#define SROCE_VENDOR_ID		0x025352
+#define SROCE_VENDOR_PART_ID	0x0001
+#define SROCE_HW_VER		SROCE_ABI_VERSION
+
 /* Device limits reported by query_device. */
 #define SROCE_MAX_QP		0x10000
 #define SROCE_MAX_QP_WR		0x4000

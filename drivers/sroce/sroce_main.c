@@ -206,8 +206,20 @@ static ssize_t parent_show(struct device *device,
 }
 static DEVICE_ATTR_RO(parent);
 
+/*
+ * Read only, the same for every sroce device: the rdma-core provider
+ * recognises our devices by it, whatever name they were given.
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", SROCE_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
 static struct attribute *sroce_dev_attrs[] = {
 	&dev_attr_parent.attr,
+	&dev_attr_hca_type.attr,
 	NULL
 };
 
@@ -298,6 +310,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.query_qp = sroce_query_qp,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
+	.rereg_user_mr = sroce_rereg_user_mr,
+	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),

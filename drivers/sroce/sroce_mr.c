@@ -200,9 +200,11 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 	return 0;
 }
 
+/* Frees the MR's index, unless a re-registration gave it to a successor. */
 static void sroce_mr_free_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
-	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
+	xa_cmpxchg(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT, mr, NULL,
+		   GFP_KERNEL);
 }
 
 /* Make a fully initialised MR visible to sroce_mr_lookup(). */
@@ -365,6 +367,62 @@ void sroce_mr_destroy(struct sroce_mr *mr)
 	synchronize_rcu();
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_destroy);
+
+/**
+ * sroce_mr_rereg_attrs() - what a re-registration registers
+ * @mr: the user MR being re-registered
+ * @flags: IB_MR_REREG_* flags: what changes
+ * @reg: in: the new translation (start, length, iova) and access, as the
+ *	caller passed them; out: the same, with whatever @flags leaves
+ *	unchanged taken from @mr
+ *
+ * Re-registration is deregistration followed by registration (man
+ * ibv_rereg_mr(3)): the new MR pins its memory again, so an access change
+ * pins with the new rights (a region that becomes writable is pinned
+ * writable).
+ * Context: any; reads @mr only.
+ */
+void sroce_mr_rereg_attrs(const struct sroce_mr *mr, int flags,
+			  struct sroce_mr_reg *reg)
+{
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		reg->start = mr->umem->address;
+		reg->length = mr->length;
+		reg->iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		reg->access = mr->access;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_attrs);
+
+/**
+ * sroce_mr_rereg_swap() - hand a re-registered MR's keys to its successor
+ * @old: the MR being re-registered, valid
+ * @mr: its successor, fully set up (sroce_mr_init_user()) under keys of
+ *	its own that nobody was given yet
+ *
+ * The keys stay what they were, as rdma-core users expect of
+ * ibv_rereg_mr(): @mr gives up its own index and takes @old's keys and
+ * slot, so a lookup of those keys finds @mr from now on, and @old is
+ * invalidated: a transfer still holding it fails on its next access, as
+ * after deregistration.  The caller then destroys @old
+ * (sroce_mr_destroy(), which leaves the slot to @mr and waits for copies
+ * already under way).
+ * Context: process (the MR's uobject is held exclusively by the core).
+ */
+void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
+{
+	struct sroce_dev *dev = old->dev;
+	u32 key = old->ibmr.lkey;
+
+	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	/* Replaces @old in its slot: no allocation, cannot fail. */
+	xa_store(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT, mr, GFP_KERNEL);
+	WRITE_ONCE(old->valid, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_swap);
 
 /**
  * sroce_mr_lookup() - find a valid MR by lkey or rkey

@@ -60,6 +60,24 @@ struct sroce_mr {
 	bool valid;
 };
 
+/**
+ * struct sroce_mr_reg - what registering a user MR takes
+ * @start: user virtual address of the first byte
+ * @length: bytes
+ * @iova: address of the first byte in the MR
+ * @access: IB_ACCESS_* flags
+ */
+struct sroce_mr_reg {
+	u64 start;
+	u64 length;
+	u64 iova;
+	int access;
+};
+
+void sroce_mr_rereg_attrs(const struct sroce_mr *mr, int flags,
+			  struct sroce_mr_reg *reg);
+void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr);
+
 static inline struct sroce_mr *to_sroce_mr(struct ib_mr *mr)
 {
 	return container_of(mr, struct sroce_mr, ibmr);

@@ -382,3 +382,76 @@ int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_cq_post);
+
+/**
+ * sroce_cq_ring_move() - move the CQEs not yet polled into a new ring
+ * @dst: the new ring, fresh from sroce_queue_init() (both indices 0)
+ * @src: the CQ's current ring
+ *
+ * For resize_cq.  The CQEs between the consumer index (read once from the
+ * shared header, where the provider writes it) and the kernel's producer
+ * index are copied into @dst at the same free-running indices, so no index
+ * changes meaning: the provider swaps its mapping and polls on from its
+ * consumer index.  @dst's header gets both indices (the producer index
+ * published last, with a release store) and @src's flags (an overrun CQ
+ * stays in error, IBTA 11.4.2.1).
+ * Context: any; the caller holds the CQ's lock (no producer, no kernel
+ * poller runs), so a full ring costs up to SROCE_MAX_CQE CQE copies there.
+ * Return: 0, or -EINVAL when more CQEs are pending than @dst has slots, or
+ * the consumer index is not within @src's pending range (a corrupt index).
+ */
+int sroce_cq_ring_move(struct sroce_queue *dst, const struct sroce_queue *src)
+{
+	/* Pairs with the consumer's release store: its reads are done. */
+	u32 cons = smp_load_acquire(&src->hdr->consumer);
+	u32 pending = src->kidx - cons;
+	u32 i;
+
+	if (pending > src->num || pending > dst->num ||
+	    dst->slot_size != src->slot_size)
+		return -EINVAL;
+	for (i = cons; i != src->kidx; i++)
+		memcpy(sroce_queue_slot(dst, i), sroce_queue_slot(src, i),
+		       src->slot_size);
+	dst->kidx = src->kidx;
+	WRITE_ONCE(dst->hdr->consumer, cons);
+	WRITE_ONCE(dst->hdr->flags, READ_ONCE(src->hdr->flags));
+	/* Publishes the CQEs copied above. */
+	smp_store_release(&dst->hdr->producer, dst->kidx);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cq_ring_move);
+
+/**
+ * sroce_cq_swap_ring() - make a new ring, holding every pending CQE, the
+ *	CQ's ring
+ * @cq: completion queue
+ * @nq: the new ring (sroce_queue_init()); on success it holds the old ring
+ *	for the caller to clean up with sroce_queue_cleanup()
+ *
+ * Producers and kernel pollers take @cq->lock, so none sees the CQ between
+ * the copy and the swap; sroce_queue_used() readers may still read the old
+ * header, which is freed after an RCU grace period.
+ * Context: any (takes @cq->lock with irqsave).
+ * Return: 0, or -EINVAL (sroce_cq_ring_move()); @nq is unchanged then.
+ */
+int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_queue *nq)
+{
+	struct sroce_queue old;
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	err = sroce_cq_ring_move(nq, &cq->queue);
+	if (!err) {
+		old = cq->queue;
+		cq->queue = *nq;
+		/* for sroce_queue_used(), which reads it without the lock */
+		WRITE_ONCE(cq->queue.hdr, nq->hdr);
+		cq->ibcq.cqe = nq->num;
+		*nq = old;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_cq_swap_ring);

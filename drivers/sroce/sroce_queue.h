@@ -106,5 +106,7 @@ static inline struct sroce_cq *to_sroce_cq(struct ib_cq *cq)
 
 int sroce_cq_post(struct sroce_cq *cq, const struct sroce_cqe *cqe,
 		  bool solicited);
+int sroce_cq_ring_move(struct sroce_queue *dst, const struct sroce_queue *src);
+int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_queue *nq);
 
 #endif /* SROCE_QUEUE_H */

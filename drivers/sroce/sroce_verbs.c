@@ -159,7 +159,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
 	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
-	attr->vendor_id = 0;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
+	attr->hw_ver = SROCE_HW_VER;
 	attr->max_qp = dev->res[SROCE_RES_QP].max;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = SROCE_DEVICE_CAP_FLAGS;
@@ -555,6 +557,55 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	sroce_queue_cleanup(&cq->queue);
 	sroce_res_put(to_sroce_dev(ibcq->device), SROCE_RES_CQ);
 	return 0;
+}
+
+/**
+ * sroce_resize_cq() - change the size of a CQ, keeping every CQE
+ *	(ib_device_ops.resize_cq)
+ * @ibcq: CQ
+ * @cqe: wanted size, 1..SROCE_MAX_CQE; the ring gets the next power of two
+ *	of slots, reported in ibcq->cqe
+ * @udata: a user CQ is answered with struct sroce_resize_cq_resp
+ *
+ * A new ring is allocated (and, for a user CQ, offered for mmap), the CQEs
+ * not yet polled are copied into it under the CQ lock and it replaces the
+ * old ring, whose mmap entry goes; the provider maps the new ring and
+ * unmaps the old one.  The response is written before the swap, so a
+ * failed copy to the user leaves the CQ as it was.
+ * Context: process.
+ * Return: 0, -EINVAL for a size out of range or smaller than the number of
+ * CQEs pending, or for a kernel CQ resized with udata (and vice versa),
+ * -ENOMEM, -EFAULT.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibcq->device);
+	struct sroce_cq *cq = to_sroce_cq(ibcq);
+	struct sroce_resize_cq_resp resp = {};
+	struct sroce_queue nq;
+	int err;
+
+	if (cqe < 1 || cqe > SROCE_MAX_CQE || !!udata != cq->is_user)
+		return -EINVAL;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+
+	err = sroce_queue_init(dev, &nq, roundup_pow_of_two(cqe),
+			       sizeof(struct sroce_cqe), sroce_udata_uctx(udata),
+			       udata ? &resp.mi : NULL);
+	if (err)
+		return err;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto out;
+	}
+	/* On success nq holds the old ring. */
+	err = sroce_cq_swap_ring(cq, &nq);
+out:
+	sroce_queue_cleanup(&nq);
+	return err;
 }
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
@@ -1305,6 +1356,65 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		sroce_mr_free_unused(dev, mr);
 		return ERR_PTR(err);
 	}
+	return &mr->ibmr;
+}
+
+/**
+ * sroce_rereg_user_mr() - re-register a user MR
+ *	(ib_device_ops.rereg_user_mr)
+ * @ibmr: the MR, a user MR
+ * @flags: IB_MR_REREG_TRANS, _PD, _ACCESS (the core refuses others and 0)
+ * @start: new user address (IB_MR_REREG_TRANS)
+ * @length: new length (IB_MR_REREG_TRANS)
+ * @iova: new address of the first byte in the MR (IB_MR_REREG_TRANS)
+ * @access: new IB_ACCESS_* flags (IB_MR_REREG_ACCESS; the core checked
+ *	them against the device)
+ * @ibpd: the new PD, or the MR's own without IB_MR_REREG_PD
+ * @udata: no driver data
+ *
+ * Deregistration followed by registration (man ibv_rereg_mr(3)): a new MR
+ * is registered over the new or the same memory, with the new PD and
+ * access, and takes over the old one's keys (sroce_mr_rereg_swap(): lkey
+ * and rkey stay, as with mlx5 and rxe); the old MR is invalidated and the
+ * core then destroys it through dereg_mr, as ibv_dereg_mr() would
+ * (sroce_mr_destroy()): transfers still using it fail on their next
+ * access, so none reaches memory under the old rights or translation.  On
+ * failure the old MR is unchanged and valid.
+ * Context: process, may sleep.
+ * Return: the new MR, or ERR_PTR(): -EINVAL (not a user MR, driver input,
+ * a bad range or access, see sroce_mr_init_user()), -ENOMEM (also when
+ * max_mr is reached: old and new MR exist together for a moment), or the
+ * error of ib_umem_get().
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr_reg reg = {
+		.start = start, .length = length, .iova = iova, .access = access,
+	};
+	struct sroce_mr *old = to_sroce_mr(ibmr);
+	struct sroce_dev *dev = old->dev;
+	struct sroce_mr *mr;
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return ERR_PTR(err);
+	if (old->type != SROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	sroce_mr_rereg_attrs(old, flags, &reg);
+
+	mr = sroce_mr_alloc(dev, GFP_KERNEL_ACCOUNT);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_init_user(dev, mr, to_sroce_pd(ibpd), reg.start,
+				 reg.length, reg.iova, reg.access);
+	if (err) {
+		sroce_mr_free_unused(dev, mr);
+		return ERR_PTR(err);
+	}
+	sroce_mr_rereg_swap(old, mr);
 	return &mr->ibmr;
 }
 

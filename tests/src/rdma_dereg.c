@@ -24,6 +24,11 @@
  *                         packet's arrives in the (still mapped) buffer
  *   dereg_teardown        destroying the target's QP and CQ, its PD and
  *                         closing the device each return within 2 s
+ * With -R the target re-registers the MR instead, onto another buffer
+ * (ibv_rereg_mr IBV_REREG_MR_CHANGE_TRANSLATION), which is deregistration
+ * followed by registration: the cases are named rereg_during_write,
+ * rereg_write_refused (nothing lands in the old buffer nor in the new
+ * one) and rereg_teardown (the re-registered MR is deregistered first).
  * Every wait here is bounded; a verb blocked in the kernel cannot be: the
  * caller runs this under a time limit (tests/lib.sh bounded).
  * Output: `PASS case (detail)` or `FAIL case: why` per case; exit 0 if all
@@ -32,6 +37,8 @@
 #include "rdma_common.h"
 
 #define BOUND_MS	2000
+
+static const char *mode = "dereg";	/* or "rereg" (-R) */
 
 struct end {
 	struct rdev d;
@@ -86,8 +93,8 @@ static int teardown(struct end *t)
 	ms[3] = TIMED("ibv_close_device", ibv_close_device(t->d.ctx));
 	for (i = 0; i < 4; i++)
 		fail |= ms[i] > BOUND_MS;
-	printf("%s dereg_teardown%sdestroy_qp %llu ms, destroy_cq %llu ms, dealloc_pd %llu ms, close %llu ms%s\n",
-	       fail ? "FAIL" : "PASS", fail ? ": " : " (", (unsigned long long)ms[0],
+	printf("%s %s_teardown%sdestroy_qp %llu ms, destroy_cq %llu ms, dealloc_pd %llu ms, close %llu ms%s\n",
+	       fail ? "FAIL" : "PASS", mode, fail ? ": " : " (", (unsigned long long)ms[0],
 	       (unsigned long long)ms[1], (unsigned long long)ms[2],
 	       (unsigned long long)ms[3], fail ? "" : ")");
 	return fail;
@@ -96,6 +103,7 @@ static int teardown(struct end *t)
 struct run {
 	struct end t, p;		/* target (responder), peer (requester) */
 	uint8_t *tbuf, *pbuf, *zero;
+	uint8_t *tbuf2;			/* -R: the MR's new translation */
 	size_t len;
 	int first;			/* bytes of the WRITE's first packet */
 	struct ibv_mr *tmr, *pmr;
@@ -139,26 +147,29 @@ static void start_write(struct run *r)
 /* After @unblock: the peer's WRITE must end NAKed, nothing more written. */
 static int check_refused(struct run *r, const char *unblock)
 {
-	int head_ok, rest_ok;
+	int head_ok, rest_ok, new_ok;
 	struct ibv_wc wc;
 
 	if (unblock && system(unblock))
 		die("`%s` failed", unblock);
 	if (cq_wait(r->p.cq, &wc, 20000) != 1) {
-		printf("FAIL dereg_write_refused: the peer's WRITE did not complete within 20 s\n");
+		printf("FAIL %s_write_refused: the peer's WRITE did not complete within 20 s\n", mode);
 		return 1;
 	}
 	head_ok = !memcmp(r->tbuf, r->pbuf, (size_t)r->first);
 	rest_ok = !memcmp(r->tbuf + r->first, r->zero, r->len - (size_t)r->first);
-	if (wc.status != IBV_WC_REM_ACCESS_ERR || !head_ok || !rest_ok) {
-		printf("FAIL dereg_write_refused: peer CQE %s (expected %s); first packet's bytes %s, rest %s\n",
-		       wc_str(&wc), ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR),
+	new_ok = !r->tbuf2 || !memcmp(r->tbuf2, r->zero, r->len);
+	if (wc.status != IBV_WC_REM_ACCESS_ERR || !head_ok || !rest_ok || !new_ok) {
+		printf("FAIL %s_write_refused: peer CQE %s (expected %s); first packet's bytes %s, rest %s%s\n",
+		       mode, wc_str(&wc), ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR),
 		       head_ok ? "as written" : "changed",
-		       rest_ok ? "untouched" : "WRITTEN after dereg");
+		       rest_ok ? "untouched" : "WRITTEN after it",
+		       new_ok ? "" : ", the new translation WRITTEN");
 		return 1;
 	}
-	printf("PASS dereg_write_refused (peer %s, nothing written after the first %d bytes)\n",
-	       ibv_wc_status_str(wc.status), r->first);
+	printf("PASS %s_write_refused (peer %s, nothing written after the first %d bytes%s)\n",
+	       mode, ibv_wc_status_str(wc.status), r->first,
+	       r->tbuf2 ? ", nor into the new translation" : "");
 	return 0;
 }
 
@@ -171,7 +182,7 @@ int main(int argc, char **argv)
 
 	prog_name = "rdma_dereg";
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt(argc, argv, "d:g:D:G:u:l:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:D:G:u:l:R")) != -1) {
 		switch (c) {
 		case 'd': tdev = optarg; break;
 		case 'g': tg = atoi(optarg); break;
@@ -179,23 +190,35 @@ int main(int argc, char **argv)
 		case 'G': pg = atoi(optarg); break;
 		case 'u': unblock = optarg; break;
 		case 'l': r.len = strtoul(optarg, NULL, 0); break;
+		case 'R': mode = "rereg"; break;
 		default: tdev = NULL; break;
 		}
 	}
 	if (!tdev || !pdev || tg < 0 || pg < 0 || optind != argc || r.len < 8192) {
-		fprintf(stderr, "usage: rdma_dereg -d TDEV -g TGIDX -D PDEV -G PGIDX [-u CMD] [-l LEN >= 8192]\n");
+		fprintf(stderr, "usage: rdma_dereg -d TDEV -g TGIDX -D PDEV -G PGIDX [-u CMD] [-l LEN >= 8192] [-R]\n");
 		return 2;
 	}
 	end_open(&r.t, tdev, tg);
 	end_open(&r.p, pdev, pg);
 	start_write(&r);
+	if (!strcmp(mode, "rereg")) {
+		r.tbuf2 = alloc_buf(r.len);
+		memset(r.tbuf2, 0, r.len);
+	}
 
-	ms = TIMED("ibv_dereg_mr", ibv_dereg_mr(r.tmr));
+	if (r.tbuf2) {
+		ms = TIMED("ibv_rereg_mr", ibv_rereg_mr(r.tmr, IBV_REREG_MR_CHANGE_TRANSLATION,
+							NULL, r.tbuf2, r.len, 0));
+	} else {
+		ms = TIMED("ibv_dereg_mr", ibv_dereg_mr(r.tmr));
+	}
 	failed += ms > BOUND_MS;
-	printf("%s dereg_during_write%sibv_dereg_mr %llu ms%s\n", ms > BOUND_MS ? "FAIL" : "PASS",
-	       ms > BOUND_MS ? ": " : " (", (unsigned long long)ms, ms > BOUND_MS ? "" : ")");
+	printf("%s %s_during_write%sibv_%s_mr %llu ms%s\n", ms > BOUND_MS ? "FAIL" : "PASS", mode,
+	       ms > BOUND_MS ? ": " : " (", mode, (unsigned long long)ms, ms > BOUND_MS ? "" : ")");
 
 	failed += check_refused(&r, unblock);
+	if (r.tbuf2 && ibv_dereg_mr(r.tmr))
+		die("ibv_dereg_mr of the re-registered MR: %s", strerror(errno));
 	failed += teardown(&r.t);
 	if (ibv_destroy_qp(r.p.qp) || ibv_destroy_cq(r.p.cq) || ibv_dereg_mr(r.pmr) ||
 	    ibv_dealloc_pd(r.p.d.pd) || ibv_close_device(r.p.d.ctx))

@@ -1441,6 +1441,486 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* ibv_resize_cq                                                       */
+/* ------------------------------------------------------------------ */
+
+static void fill(char *p, size_t len, unsigned int seed);
+
+#define RS_LEN		64	/* bytes per RDMA READ */
+#define RS_MAX		64	/* READs per scenario */
+
+/* An RC pair whose local end X completes into a CQ that gets resized. */
+struct rs {
+	struct ibv_cq *cqx, *cqy;
+	struct ibv_qp *x, *y;
+	char *lbuf, *rbuf;
+	struct ibv_mr *lmr, *rmr;
+};
+
+static void rs_down(struct rs *r)
+{
+	if (r->x)
+		ibv_destroy_qp(r->x);
+	if (r->y)
+		ibv_destroy_qp(r->y);
+	if (r->cqx)
+		ibv_destroy_cq(r->cqx);
+	if (r->cqy)
+		ibv_destroy_cq(r->cqy);
+	if (r->lmr)
+		ibv_dereg_mr(r->lmr);
+	if (r->rmr)
+		ibv_dereg_mr(r->rmr);
+	free(r->lbuf);
+	free(r->rbuf);
+}
+
+/*
+ * X (in @pd, CQ of @cqe entries) <-> Y, in RTS; the peer's buffer
+ * patterned.
+ */
+static int rs_up_pd(struct t *t, struct rs *r, int cqe, struct ibv_pd *pd)
+{
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC, .cap = CAP(RS_MAX, 4, 1, 1, 0) };
+	size_t len = RS_LEN * RS_MAX;
+
+	memset(r, 0, sizeof(*r));
+	r->cqx = ibv_create_cq(t->ctx, cqe, NULL, NULL, 0);
+	r->cqy = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	r->lbuf = calloc(1, len);
+	r->rbuf = malloc(len);
+	if (!r->cqx || !r->cqy || !r->lbuf || !r->rbuf) {
+		whyf(t, "ibv_create_cq/malloc: %s", strerror(errno));
+		return -1;
+	}
+	fill(r->rbuf, len, 9);
+	r->lmr = ibv_reg_mr(t->pd, r->lbuf, len, IBV_ACCESS_LOCAL_WRITE);
+	r->rmr = ibv_reg_mr(t->pd1, r->rbuf, len, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_READ);
+	ia.send_cq = ia.recv_cq = r->cqx;
+	r->x = ibv_create_qp(pd, &ia);
+	ia.send_cq = ia.recv_cq = r->cqy;
+	r->y = ibv_create_qp(t->pd1, &ia);
+	if (!r->lmr || !r->rmr || !r->x || !r->y) {
+		whyf(t, "ibv_reg_mr/ibv_create_qp(RC): %s", strerror(errno));
+		return -1;
+	}
+	return rc_up(t, r->x, r->y, 0) || rc_up(t, r->y, r->x, 1) ? -1 : 0;
+}
+
+static int rs_up(struct t *t, struct rs *r, int cqe)
+{
+	return rs_up_pd(t, r, cqe, t->pd);
+}
+
+/*
+ * Posts signaled READs @first .. @first + @n - 1 (wr_id = number, RS_LEN
+ * bytes each), then waits until the last one's data is in place and a
+ * little longer: its CQE is written right after the data, so all @n CQEs
+ * are then pending in X's CQ, unpolled.
+ */
+static int rs_reads(struct t *t, struct rs *r, int first, int n)
+{
+	uint64_t end = now_ms() + 5000;
+	size_t last;
+	int i, rc;
+
+	for (i = first; i < first + n; i++) {
+		struct ibv_sge s = { (uintptr_t)r->lbuf + (size_t)i * RS_LEN, RS_LEN, r->lmr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = (uint64_t)i, .sg_list = &s, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { .remote_addr = (uintptr_t)r->rbuf + (size_t)i * RS_LEN,
+				     .rkey = r->rmr->rkey },
+		}, *bad;
+
+		rc = rc_errno(ibv_post_send(r->x, &wr, &bad));
+		if (rc) {
+			whyf(t, "RDMA READ %d: %s", i, errname(rc));
+			return -1;
+		}
+	}
+	last = (size_t)(first + n) * RS_LEN;
+	while (memcmp(r->lbuf + last - RS_LEN, r->rbuf + last - RS_LEN, RS_LEN)) {
+		if (now_ms() >= end) {
+			whyf(t, "READ %d's data did not arrive in 5 s", first + n - 1);
+			return -1;
+		}
+		usleep(1000);
+	}
+	usleep(200 * 1000);
+	return 0;
+}
+
+/* Polls @n CQEs: READs 0 .. @n - 1 in order, successful, data compared. */
+static void rs_poll_all(struct t *t, struct rs *r, int n)
+{
+	struct ibv_wc wc[RS_MAX];
+	int got = 0, k, i;
+
+	while (got < n) {
+		k = ibv_poll_cq(r->cqx, n - got, wc + got);
+		if (k <= 0)
+			break;
+		got += k;
+	}
+	if (got != n) {
+		whyf(t, "polled %d CQEs after the resizes, expected %d", got, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id != (uint64_t)i || wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].opcode != IBV_WC_RDMA_READ) {
+			whyf(t, "CQE %d: wr_id %llu status %s opcode %d", i,
+			     (unsigned long long)wc[i].wr_id,
+			     ibv_wc_status_str(wc[i].status), wc[i].opcode);
+			return;
+		}
+	if (memcmp(r->lbuf, r->rbuf, (size_t)n * RS_LEN))
+		whyf(t, "the READs brought other bytes than the peer holds");
+	expect_no_cqe(t, r->cqx, 10, "X's CQ after the last CQE");
+}
+
+static int resize_fresh(struct t *t, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	int rc;
+
+	if (!cq) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		return -1;
+	}
+	rc = ibv_resize_cq(cq, cqe);
+	if (cq->cqe != 16)
+		whyf(t, "after the refused resize cq->cqe is %d, was 16", cq->cqe);
+	ibv_destroy_cq(cq);
+	return rc;
+}
+
+static int resize_zero(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return resize_fresh(t, 0);
+}
+
+static int resize_above_max(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return resize_fresh(t, t->dattr.max_cqe + 1);
+}
+
+/* 16 CQEs pending: shrinking to 8 fails, and every CQE is still there. */
+static int resize_below_pending(struct t *t, const struct tcase *c)
+{
+	struct rs r;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rs_reads(t, &r, 0, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 8);
+	rs_poll_all(t, &r, 16);
+out:
+	rs_down(&r);
+	return rc;
+}
+
+/*
+ * A full CQ grows (16 -> 64), fills further (32 pending) and shrinks to
+ * exactly its contents (32): every CQE comes out once, in order.
+ */
+static int resize_keeps_cqes(struct t *t, const struct tcase *c)
+{
+	struct rs r;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rs_reads(t, &r, 0, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 64);
+	if (rc || r.cqx->cqe < 64) {
+		whyf(t, "resize 16 -> 64: %s, cqe %d", errname(rc), r.cqx->cqe);
+		goto out;
+	}
+	if (rs_reads(t, &r, 16, 16))
+		goto out;
+	rc = ibv_resize_cq(r.cqx, 32);
+	if (rc || r.cqx->cqe < 32) {
+		whyf(t, "resize 64 -> 32 with 32 pending: %s, cqe %d", errname(rc), r.cqx->cqe);
+		goto out;
+	}
+	rs_poll_all(t, &r, 32);
+	snprintf(t->detail, sizeof(t->detail), "32 CQEs kept through 16 -> 64 -> 32");
+out:
+	rs_down(&r);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* ibv_rereg_mr                                                        */
+/* ------------------------------------------------------------------ */
+
+#define RG_LEN		4096	/* each translation of the MR under test */
+#define RG_XFER		256	/* bytes the peer moves */
+
+/* The MR under test, on X's side, and the two buffers it may cover. */
+struct rg {
+	char *a, *b;
+	struct ibv_mr *mr;
+};
+
+static int rg_up(struct t *t, struct rg *g, struct ibv_pd *pd, int access)
+{
+	memset(g, 0, sizeof(*g));
+	g->a = aligned_alloc(4096, RG_LEN);
+	g->b = aligned_alloc(4096, RG_LEN);
+	if (g->a && g->b) {
+		memset(g->a, 0, RG_LEN);
+		memset(g->b, 0, RG_LEN);
+		g->mr = ibv_reg_mr(pd, g->a, RG_LEN, access);
+	}
+	if (!g->mr)
+		whyf(t, "ibv_reg_mr: %s", strerror(errno));
+	return g->mr ? 0 : -1;
+}
+
+static void rg_down(struct rg *g)
+{
+	if (g->mr)
+		ibv_dereg_mr(g->mr);
+	free(g->a);
+	free(g->b);
+}
+
+/* ibv_rereg_mr()'s result as an errno value (0: done). */
+static int rereg_errno(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t len, int access)
+{
+	int rc = ibv_rereg_mr(mr, flags, pd, addr, len, access);
+
+	if (rc == IBV_REREG_MR_ERR_INPUT || rc == IBV_REREG_MR_ERR_CMD)
+		return errno;
+	return rc ? 1000 - rc : 0;	/* a fork-range error: no errno */
+}
+
+/*
+ * Y does @op (RDMA WRITE or READ) of RG_XFER bytes between its buffer and
+ * @raddr/@rkey on X's side.  Returns the CQE's status, or -1.
+ */
+static int rg_peer(struct t *t, struct rs *r, enum ibv_wr_opcode op,
+		   char *raddr, uint32_t rkey)
+{
+	struct ibv_sge s = { (uintptr_t)r->rbuf, RG_XFER, r->rmr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 801, .sg_list = &s, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)raddr, .rkey = rkey },
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (rc_errno(ibv_post_send(r->y, &wr, &bad)) || cq_wait(r->cqy, &wc, 5000) <= 0) {
+		whyf(t, "the peer's RDMA %s: not posted or no completion",
+		     op == IBV_WR_RDMA_READ ? "READ" : "WRITE");
+		return -1;
+	}
+	return (int)wc.status;
+}
+
+/* Y writes RG_XFER patterned bytes to @dst through @rkey: they land. */
+static void rg_write_lands(struct t *t, struct rs *r, char *dst, uint32_t rkey,
+			   unsigned int seed, const char *what)
+{
+	int st;
+
+	fill(r->rbuf, RG_XFER, seed);
+	st = rg_peer(t, r, IBV_WR_RDMA_WRITE, dst, rkey);
+	if (st >= 0 && st != IBV_WC_SUCCESS)
+		whyf(t, "%s: the peer's RDMA WRITE ended %s", what,
+		     ibv_wc_status_str((enum ibv_wc_status)st));
+	else if (st == IBV_WC_SUCCESS && memcmp(dst, r->rbuf, RG_XFER))
+		whyf(t, "%s: other bytes landed than the peer wrote", what);
+}
+
+/* Y's write to @dst through @rkey is refused and changes nothing there. */
+static void rg_write_refused(struct t *t, struct rs *r, char *dst,
+			     uint32_t rkey, const char *what)
+{
+	char before[RG_XFER];
+	int st;
+
+	memcpy(before, dst, RG_XFER);
+	fill(r->rbuf, RG_XFER, 77);
+	st = rg_peer(t, r, IBV_WR_RDMA_WRITE, dst, rkey);
+	if (st >= 0 && st != IBV_WC_REM_ACCESS_ERR)
+		whyf(t, "%s: the peer's RDMA WRITE ended %s, expected %s", what,
+		     ibv_wc_status_str((enum ibv_wc_status)st),
+		     ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+	if (memcmp(before, dst, RG_XFER))
+		whyf(t, "%s: the refused WRITE changed the memory", what);
+}
+
+/*
+ * A remote write lands in buffer a; after CHANGE_TRANSLATION to buffer b
+ * the keys are the same (as with mlx5 and rxe), a write lands in b and a
+ * keeps its bytes; a write to a's addresses is refused (outside the MR).
+ */
+static int rereg_translation(struct t *t, const struct tcase *c)
+{
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	char a_bytes[RG_XFER];
+	uint32_t old_rkey;
+	int rc = -1;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	rg_write_lands(t, &r, g.a, g.mr->rkey, 1, "before the rereg");
+	memcpy(a_bytes, g.a, RG_XFER);
+	old_rkey = g.mr->rkey;
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, g.b, RG_LEN, 0);
+	if (rc)
+		goto out;
+	if (g.mr->addr != g.b || g.mr->length != RG_LEN)
+		whyf(t, "after the rereg mr->addr/length do not name the new buffer");
+	if (g.mr->rkey != old_rkey)
+		whyf(t, "the rereg changed the rkey %#x -> %#x", old_rkey, g.mr->rkey);
+	rg_write_lands(t, &r, g.b, g.mr->rkey, 2, "into the new translation");
+	if (memcmp(a_bytes, g.a, RG_XFER))
+		whyf(t, "the old buffer changed after the rereg");
+	rg_write_refused(t, &r, g.a, g.mr->rkey, "the old addresses");
+out:
+	rs_down(&r);
+	rg_down(&g);
+	return rc;
+}
+
+/*
+ * CHANGE_ACCESS adding remote read: the peer READs the bytes; then dropping
+ * remote access: the peer's WRITE is refused.
+ */
+static int rereg_access(struct t *t, const struct tcase *c)
+{
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	int rc = -1, st;
+
+	(void)c;
+	if (rs_up(t, &r, 16) || rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	fill(g.a, RG_XFER, 3);
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			 IBV_ACCESS_REMOTE_READ);
+	if (rc)
+		goto out;
+	memset(r.rbuf, 0, RG_XFER);
+	st = rg_peer(t, &r, IBV_WR_RDMA_READ, g.a, g.mr->rkey);
+	if (st >= 0 && st != IBV_WC_SUCCESS)
+		whyf(t, "the peer's READ after adding remote read ended %s",
+		     ibv_wc_status_str((enum ibv_wc_status)st));
+	else if (st == IBV_WC_SUCCESS && memcmp(r.rbuf, g.a, RG_XFER))
+		whyf(t, "the peer READ other bytes than the MR holds");
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE);
+	if (rc)
+		goto out;
+	rg_write_refused(t, &r, g.a, g.mr->rkey, "after dropping remote write");
+out:
+	rs_down(&r);
+	rg_down(&g);
+	return rc;
+}
+
+/*
+ * CHANGE_PD into the PD of X's QP: the peer's write lands; back into
+ * another PD: it is refused (IBTA 10.6.3.2: MR and QP in one PD).
+ */
+static int rereg_pd(struct t *t, const struct tcase *c)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(t->ctx);
+	struct rs r = { 0 };
+	struct rg g = { 0 };
+	int rc = -1;
+
+	(void)c;
+	if (!pd2 || rs_up_pd(t, &r, 16, pd2) ||
+	    rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))
+		goto out;
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	if (rc)
+		goto out;
+	if (g.mr->pd != pd2)
+		whyf(t, "after the rereg mr->pd is not the new PD");
+	rg_write_lands(t, &r, g.a, g.mr->rkey, 5, "in the QP's PD");
+	rc = rereg_errno(g.mr, IBV_REREG_MR_CHANGE_PD, t->pd, NULL, 0, 0);
+	if (rc)
+		goto out;
+	rg_write_refused(t, &r, g.a, g.mr->rkey, "in another PD than the QP's");
+out:
+	rs_down(&r);
+	rg_down(&g);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	return rc;
+}
+
+/* A refused rereg of a fresh MR; the MR keeps its keys and deregisters. */
+static int rereg_fresh(struct t *t, int flags, void *addr, size_t len, int access)
+{
+	struct rg g;
+	uint32_t lkey;
+	int rc;
+
+	if (rg_up(t, &g, t->pd, IBV_ACCESS_LOCAL_WRITE))
+		return -1;
+	lkey = g.mr->lkey;
+	rc = rereg_errno(g.mr, flags, NULL, addr, len, access);
+	if (rc && (g.mr->lkey != lkey || g.mr->addr != g.a))
+		whyf(t, "the refused rereg changed the MR's lkey or address");
+	if (ibv_dereg_mr(g.mr))
+		whyf(t, "ibv_dereg_mr after the rereg failed");
+	g.mr = NULL;
+	rg_down(&g);
+	return rc;
+}
+
+static int rereg_no_flags(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, 0, NULL, 0, 0);
+}
+
+static int rereg_remote_write_only(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_ACCESS, NULL, 0,
+			   IBV_ACCESS_REMOTE_WRITE);
+}
+
+static int rereg_zero_length(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_TRANSLATION, t->buf, 0, 0);
+}
+
+static int rereg_unmapped(struct t *t, const struct tcase *c)
+{
+	void *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)c;
+	if (p == MAP_FAILED) {
+		whyf(t, "mmap: %s", strerror(errno));
+		return -1;
+	}
+	munmap(p, 8192);
+	return rereg_fresh(t, IBV_REREG_MR_CHANGE_TRANSLATION, p, 8192, 0);
+}
+
+/* ------------------------------------------------------------------ */
 /* After the errors                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -1866,6 +2346,32 @@ static const struct tcase cases[] = {
 	{ .name = "post/after-kernel-moved-qp-to-err", .run = post_after_kernel_err, .expect = X(0),
 	  .src = "IBTA 10.3.1.7, 11.4.1.1: in ERR posted receives and sends complete with "
 		 "IBV_WC_WR_FLUSH_ERR, also when the QP entered ERR without a modify_qp (remote access NAK)" },
+
+	/* ---- ibv_resize_cq ---- */
+	{ .name = "resize_cq/zero", .run = resize_zero, .expect = X(EINVAL),
+	  .src = "man ibv_resize_cq(3): cqe at least 1; rxe EINVAL" },
+	{ .name = "resize_cq/above-max_cqe", .run = resize_above_max, .expect = X(EINVAL),
+	  .src = "man ibv_resize_cq(3), ibv_query_device(3) max_cqe; rxe, mlx5 EINVAL" },
+	{ .name = "resize_cq/below-pending-cqes", .run = resize_below_pending, .expect = X(EINVAL),
+	  .src = "IBTA 11.2.7 (Resize CQ): not smaller than the CQEs outstanding; rxe, mlx5 EINVAL" },
+	{ .name = "resize_cq/grow-and-shrink-keep-every-cqe", .run = resize_keeps_cqes, .expect = X(0),
+	  .src = "IBTA 11.2.7 (Resize CQ): resizing keeps the CQEs outstanding" },
+
+	/* ---- ibv_rereg_mr ---- */
+	{ .name = "rereg_mr/no-flags", .run = rereg_no_flags, .expect = X(EINVAL),
+	  .src = "ib_core ib_uverbs_rereg_mr: flags 0 EINVAL; man ibv_rereg_mr(3) IBV_REREG_MR_ERR_CMD" },
+	{ .name = "rereg_mr/access-remote-write-without-local-write", .run = rereg_remote_write_only,
+	  .expect = X(EINVAL), .src = "IBTA 10.6.3.1 C10-10; ib_core ib_check_mr_access EINVAL" },
+	{ .name = "rereg_mr/translation-zero-length", .run = rereg_zero_length, .expect = X(EINVAL),
+	  .src = "man ibv_rereg_mr(3): IBV_REREG_MR_ERR_INPUT, libibverbs EINVAL" },
+	{ .name = "rereg_mr/translation-unmapped", .run = rereg_unmapped, .expect = X(EFAULT),
+	  .src = "ib_umem_get EFAULT, as ibv_reg_mr of unmapped memory; the old MR stays valid" },
+	{ .name = "rereg_mr/change-translation-data", .run = rereg_translation, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3): dereg + reg; the new translation takes the data, the old addresses are gone; keys kept as mlx5, rxe" },
+	{ .name = "rereg_mr/change-access-data", .run = rereg_access, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3); IBTA 10.6.3: the new rights apply, dropped ones refuse (remote access error)" },
+	{ .name = "rereg_mr/change-pd-data", .run = rereg_pd, .expect = X(0),
+	  .src = "man ibv_rereg_mr(3); IBTA 10.6.3.2: an MR serves QPs of its PD only" },
 
 	/* ---- nothing broke ---- */
 	{ .name = "query_qp/after-errors", .run = query_after, .expect = X(0),

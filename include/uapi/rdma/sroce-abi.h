@@ -44,6 +44,14 @@
  */
 #define SROCE_ABI_VERSION	1
 
+/*
+ * Contents of every sroce device's hca_type sysfs attribute
+ * (/sys/class/infiniband/<dev>/hca_type).  The core registers sroce with
+ * driver_id RDMA_DRIVER_UNKNOWN and users name devices freely, so the
+ * provider recognises a device by this read-only attribute, not its name.
+ */
+#define SROCE_HCA_TYPE		"sroce"
+
 /* Maximum scatter/gather entries of one send or receive WQE. */
 #define SROCE_MAX_SGE		16
 /* Maximum bytes of inline data of one send WQE (the SGE area reused). */
@@ -311,6 +319,16 @@ struct sroce_mmap_info {
  * @mi: the CQ ring
  */
 struct sroce_create_cq_resp {
+	struct sroce_mmap_info mi;
+};
+
+/**
+ * struct sroce_resize_cq_resp - driver data of the resize_cq response
+ * @mi: the CQ's new ring, holding every CQE not yet polled at the same
+ *	free-running indices; the provider maps it in place of the old one,
+ *	which the kernel no longer writes (its mmap entry is gone; unmap it)
+ */
+struct sroce_resize_cq_resp {
 	struct sroce_mmap_info mi;
 };
 
