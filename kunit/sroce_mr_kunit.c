@@ -115,14 +115,19 @@ static void sroce_mr_lookup_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key, false));
 	mr->valid = true;
 
-	/* a distinct rkey is only matched as an rkey */
+	/*
+	 * The key in effect is compared, not ibmr's keys, which the owner
+	 * of a fast-register MR moves on ahead of its next IB_WR_REG_MR.
+	 */
+	mr->ibmr.lkey = key ^ 0x5a;
 	mr->ibmr.rkey = key ^ 0x5a;
-	found = sroce_mr_lookup(dev, key ^ 0x5a, true);
+	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key ^ 0x5a, true));
+	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key ^ 0x5a, false));
+	found = sroce_mr_lookup(dev, key, true);
 	KUNIT_EXPECT_PTR_EQ(test, found, mr);
 	if (found)
 		sroce_mr_put(found);
-	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key ^ 0x5a, false));
-	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key, true));
+	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 
 	sroce_mr_destroy(mr);
@@ -475,6 +480,15 @@ static const struct sroce_mr_inv_case sroce_mr_inv_cases[] = {
 	{ "dma_remote_all", .type = SROCE_MR_DMA,
 	  .access = LW | RW | RR | RA },
 	{ "dma_remote_other_pd", .type = SROCE_MR_DMA, .access = LW | RR,
+	  .other_pd = true },
+	/* fast-register MRs with remote access, on the QP's PD (10.6.7) */
+	{ "fast_remote_write", .type = SROCE_MR_FAST, .access = LW | RW,
+	  .ok = true },
+	{ "fast_remote_read", .type = SROCE_MR_FAST, .access = RR, .ok = true },
+	{ "fast_remote_all", .type = SROCE_MR_FAST,
+	  .access = LW | RW | RR | RA, .ok = true },
+	{ "fast_local_only", .type = SROCE_MR_FAST, .access = LW },
+	{ "fast_remote_other_pd", .type = SROCE_MR_FAST, .access = LW | RW,
 	  .other_pd = true },
 	/* no such type */
 	{ "type_out_of_range", .type = (enum sroce_mr_type)42,

@@ -24,6 +24,8 @@
  * @uc: a UC QP accepts it
  * @ud: UD and GSI QPs accept it
  * @inl: it may carry IB_SEND_INLINE
+ * @kern: kernel RC, UC and UD QPs (not GSI) accept it besides (memory
+ *	management operations); FENCE and SIGNALED are its only flags
  */
 struct sroce_wr_op_case {
 	const char *name;
@@ -32,6 +34,7 @@ struct sroce_wr_op_case {
 	bool uc;
 	bool ud;
 	bool inl;
+	bool kern;
 };
 
 static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
@@ -52,8 +55,10 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	/* no UC opcode carries an IETH (IBTA 9.2) */
 	{ .name = "SEND_WITH_INV", .opcode = IB_WR_SEND_WITH_INV,
 	  .rc = true, .inl = true },
+	/* kernel verbs only: userspace has no fast-register MR */
+	{ .name = "LOCAL_INV", .opcode = IB_WR_LOCAL_INV, .kern = true },
+	{ .name = "REG_MR", .opcode = IB_WR_REG_MR, .kern = true },
 	/* opcodes the device does not carry out */
-	{ .name = "LOCAL_INV", .opcode = IB_WR_LOCAL_INV },
 	{ .name = "BIND_MW", .opcode = IB_WR_BIND_MW },
 	{ .name = "LSO", .opcode = IB_WR_LSO },
 	{ .name = "RDMA_READ_WITH_INV", .opcode = IB_WR_RDMA_READ_WITH_INV },
@@ -62,7 +67,6 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	{ .name = "MASKED_ATOMIC_FETCH_AND_ADD",
 	  .opcode = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD },
 	{ .name = "unassigned-14", .opcode = 14 },
-	{ .name = "REG_MR", .opcode = IB_WR_REG_MR },
 	{ .name = "REG_MR_INTEGRITY", .opcode = IB_WR_REG_MR_INTEGRITY },
 	{ .name = "RESERVED1", .opcode = IB_WR_RESERVED1 },
 	{ .name = "255", .opcode = 255 },
@@ -102,11 +106,21 @@ static void sroce_wr_op_case_desc(const struct sroce_wr_op_case *c,
 
 KUNIT_ARRAY_PARAM(sroce_wr_op, sroce_wr_op_cases, sroce_wr_op_case_desc);
 
+/* What a kernel QP of @type accepts: the user rules, local operations. */
+static bool sroce_wr_kern_expected(const struct sroce_wr_op_case *c,
+				   enum ib_qp_type type)
+{
+	if (c->kern)
+		return type == IB_QPT_RC || type == IB_QPT_UC ||
+		       type == IB_QPT_UD;
+	return sroce_wr_expected(c, type);
+}
+
 /* One opcode on every QP type, then with every single send flag. */
 static void sroce_wr_opcode_test(struct kunit *test)
 {
 	const struct sroce_wr_op_case *c = test->param_value;
-	bool any = c->rc || c->uc || c->ud;
+	bool any = c->rc || c->uc || c->ud || c->kern;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(sroce_wr_qp_types); i++) {
@@ -114,6 +128,10 @@ static void sroce_wr_opcode_test(struct kunit *test)
 
 		KUNIT_EXPECT_EQ_MSG(test, sroce_wr_opcode_ok(t, c->opcode),
 				    sroce_wr_expected(c, t), "QP type %#x", t);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_wr_kernel_opcode_ok(t, c->opcode),
+				    sroce_wr_kern_expected(c, t),
+				    "kernel QP type %#x", t);
 	}
 
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, 0), any);
@@ -121,7 +139,7 @@ static void sroce_wr_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_SIGNALED),
 			any);
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_SOLICITED),
-			any);
+			any && !c->kern);
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_INLINE),
 			any && c->inl);
 	KUNIT_EXPECT_FALSE(test, sroce_wr_flags_ok(c->opcode, IB_SEND_IP_CSUM));
@@ -180,9 +198,19 @@ static const struct sroce_wr_flags_case sroce_wr_flags_cases[] = {
 	{ .name = "send-reserved-end", .opcode = IB_WR_SEND,
 	  .flags = IB_SEND_SIGNALED | (u32)IB_SEND_RESERVED_END },
 	/* an opcode the device does not carry out takes no flags at all */
-	{ .name = "local-inv-none", .opcode = IB_WR_LOCAL_INV },
-	{ .name = "reg-mr-signaled", .opcode = IB_WR_REG_MR,
+	{ .name = "bind-mw-none", .opcode = IB_WR_BIND_MW },
+	{ .name = "bind-mw-signaled", .opcode = IB_WR_BIND_MW,
 	  .flags = IB_SEND_SIGNALED },
+	/* memory management operations: FENCE and SIGNALED, no data */
+	{ .name = "local-inv-none", .opcode = IB_WR_LOCAL_INV, .ok = true },
+	{ .name = "local-inv-fence-signaled", .opcode = IB_WR_LOCAL_INV,
+	  .flags = IB_SEND_FENCE | IB_SEND_SIGNALED, .ok = true },
+	{ .name = "local-inv-inline", .opcode = IB_WR_LOCAL_INV,
+	  .flags = IB_SEND_INLINE },
+	{ .name = "reg-mr-signaled", .opcode = IB_WR_REG_MR,
+	  .flags = IB_SEND_SIGNALED, .ok = true },
+	{ .name = "reg-mr-solicited", .opcode = IB_WR_REG_MR,
+	  .flags = IB_SEND_SOLICITED },
 };
 
 static void sroce_wr_flags_case_desc(const struct sroce_wr_flags_case *c,

@@ -62,6 +62,8 @@ static u32 sroce_comp_wc_opcode(u32 wr_opcode)
 		return IB_UVERBS_WC_FETCH_ADD;
 	case IB_UVERBS_WR_LOCAL_INV:
 		return IB_UVERBS_WC_LOCAL_INV;
+	case IB_WR_REG_MR:		/* kernel QPs only: no uverbs value */
+		return IB_WC_REG_MR;
 	case IB_UVERBS_WR_BIND_MW:
 		return IB_UVERBS_WC_BIND_MW;
 	case IB_UVERBS_WR_TSO:

@@ -160,6 +160,7 @@ static inline bool sroce_opcode_valid(u8 opcode)
 
 /* Work request opcodes each QP type accepts, send flags each may carry. */
 bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode);
+bool sroce_wr_kernel_opcode_ok(enum ib_qp_type type, u32 opcode);
 bool sroce_wr_flags_ok(u32 opcode, u32 flags);
 
 /**

@@ -7,7 +7,15 @@
  * comes from a cyclic xarray allocation in dev->mr_xa, so a lookup is one
  * xa_load(); the key byte comes from a per-device generation counter, so a
  * stale key (of a deregistered MR whose index was reused) does not match
- * the new MR.
+ * the new MR.  Lookups compare @key, the key in effect: a fast-register
+ * MR (ib_alloc_mr()) gets its key byte from each IB_WR_REG_MR, whose
+ * owner sets ibmr's keys ahead of it (ib_update_fast_reg_key()).
+ *
+ * Fast-register MRs (IBTA 10.6.3.6-7) are published invalid when
+ * allocated; ib_map_mr_sg() stages a page list (kernel virtual addresses:
+ * the core's virtual DMA), IB_WR_REG_MR makes it the one in effect and
+ * validates the MR, IB_WR_LOCAL_INV or a peer's SEND with Invalidate
+ * invalidates it.
  *
  * Lifetime: an MR carries a kref; lookups (RCU + kref_get_unless_zero())
  * take a reference, which an engine may keep across packets (a multi-packet
@@ -72,6 +80,8 @@ static void sroce_mr_free(struct sroce_mr *mr)
 {
 	kvfree(mr->pages);
 	mr->pages = NULL;
+	kfree(mr->fr.live);
+	kfree(mr->fr.stage);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	mr->umem = NULL;
@@ -197,6 +207,7 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 	      ((u32)atomic_inc_return(&dev->mr_key_gen) & SROCE_MR_KEY_BYTE);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->key = key;
 	return 0;
 }
 
@@ -368,6 +379,16 @@ void sroce_mr_destroy(struct sroce_mr *mr)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_destroy);
 
+/*
+ * @key is the key in effect and the MR valid; the acquire pairs with the
+ * release of sroce_mr_fast_reg(), so a registration's fields are seen.
+ */
+static bool sroce_mr_key_valid(const struct sroce_mr *mr, u32 key)
+{
+	/* acquire: pairs with the release in sroce_mr_fast_apply() */
+	return smp_load_acquire(&mr->valid) && READ_ONCE(mr->key) == key;
+}
+
 /**
  * sroce_mr_rereg_attrs() - what a re-registration registers
  * @mr: the user MR being re-registered
@@ -428,7 +449,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_swap);
  * sroce_mr_lookup() - find a valid MR by lkey or rkey
  * @dev: device
  * @key: lkey or rkey (index in the upper 24 bits, a key byte below)
- * @remote: @key is an rkey (compared with ibmr.rkey) rather than an lkey
+ * @remote: @key is an rkey rather than an lkey (sroce's are equal)
  *
  * Context: any; RCU inside.
  * Return: the MR with a reference held (drop it with sroce_mr_put()), or
@@ -440,9 +461,14 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
-		   !READ_ONCE(mr->valid) || !kref_get_unless_zero(&mr->ref)))
+	if (mr && (!sroce_mr_key_valid(mr, key) ||
+		   !kref_get_unless_zero(&mr->ref)))
 		mr = NULL;
+	/* again with the reference: a fast-register MR may have moved on */
+	if (mr && !sroce_mr_key_valid(mr, key)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
 	rcu_read_unlock();
 	return mr;
 }
@@ -489,13 +515,14 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
 /*
  * Whether a peer's Send with Invalidate may name an MR of each type
  * (IBTA 10.6.7): only fast-register MRs (IB_MR_TYPE_MEM_REG, from
- * ib_alloc_mr()) and type 2 memory windows, neither of which sroce offers.
- * An MR registered by its owner is invalidated only by deregistration; a
+ * ib_alloc_mr()) and type 2 memory windows (sroce offers none).  An MR
+ * registered by its owner is invalidated only by deregistration; a
  * kernel PD's local_dma_lkey is a DMA MR.
  */
 static const bool sroce_mr_type_peer_inv[] = {
 	[SROCE_MR_DMA] = false,
 	[SROCE_MR_USER] = false,
+	[SROCE_MR_FAST] = true,
 };
 
 /**
@@ -521,6 +548,241 @@ bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 	return mr->pd == pd;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_peer_may_invalidate);
+
+/* ------------------------------------------------------------------ */
+/* Fast-register MRs (IBTA 10.6.3.6, 10.6.5: Base Memory Management)   */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_mr_init_fast() - set up a fast-register MR, invalid until
+ *	IB_WR_REG_MR
+ * @dev: device; it must use the core's virtual DMA (page lists then hold
+ *	kernel virtual addresses)
+ * @mr: zeroed MR
+ * @pd: protection domain
+ * @max_num_sg: most pages one registration maps (1 .. SROCE_FR_MAX_PAGES)
+ *
+ * The key is reserved and published at once, invalid: lookups fail until
+ * sroce_mr_fast_reg() validates it.  On failure nothing is left to undo
+ * but kfree(@mr).
+ * Context: process.
+ * Return: 0, -EINVAL (@max_num_sg), -EOPNOTSUPP (no virtual DMA), -ENOMEM.
+ */
+int sroce_mr_init_fast(struct sroce_dev *dev, struct sroce_mr *mr,
+		       struct sroce_pd *pd, u32 max_num_sg)
+{
+	struct sroce_fr *fr = &mr->fr;
+	int err;
+
+	if (!max_num_sg || max_num_sg > SROCE_FR_MAX_PAGES)
+		return -EINVAL;
+	if (!ib_uses_virt_dma(&dev->ib_dev))
+		return -EOPNOTSUPP;
+
+	sroce_mr_init_common(dev, mr, pd, SROCE_MR_FAST, 0);
+	spin_lock_init(&fr->lock);
+	fr->max = max_num_sg;
+	fr->shift = PAGE_SHIFT;
+	fr->live = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	fr->stage = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!fr->live || !fr->stage)
+		goto err_free;
+	err = sroce_mr_alloc_key(dev, mr);
+	if (err)
+		goto err_free;
+	/* Cannot fail: the slot was reserved by sroce_mr_alloc_key(). */
+	xa_store(&dev->mr_xa, mr->key >> SROCE_MR_KEY_SHIFT, mr, GFP_KERNEL);
+	return 0;
+
+err_free:
+	kfree(fr->live);
+	kfree(fr->stage);
+	fr->live = NULL;
+	fr->stage = NULL;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_init_fast);
+
+/* ib_sg_to_pages() callback: one more block for the staged list. */
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_fr *fr = &to_sroce_mr(ibmr)->fr;
+
+	if (fr->nstage >= fr->max)
+		return -ENOMEM;
+	fr->stage[fr->nstage++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_mr_map_sg() - build the page list of the next registration
+ *	(ib_device_ops.map_mr_sg)
+ * @mr: a fast-register MR; ibmr.page_size set by ib_map_mr_sg()
+ * @sg: DMA-mapped list; with virtual DMA each address is a kernel VA
+ * @nents: entries of @sg
+ * @sg_offset: bytes to skip in the first entry; updated as
+ *	ib_sg_to_pages() documents
+ *
+ * ib_sg_to_pages() splits @sg into blocks of ibmr.page_size: the first
+ * may start at any offset, the last end anywhere, the others must be
+ * whole blocks (an entry that would leave a gap ends the mapping there;
+ * the caller sees fewer entries mapped).  Sets ibmr.iova and ibmr.length.
+ * The list takes effect with IB_WR_REG_MR; the registration in effect is
+ * not touched.
+ * Context: any (no sleeping).
+ * Return: entries of @sg mapped, or -EINVAL (page size not in
+ * SROCE_FR_PAGE_SIZE_CAP, not a fast-register MR).
+ */
+int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_fr *fr = &mr->fr;
+	u64 psize = mr->ibmr.page_size;
+	int n;
+
+	if (mr->type != SROCE_MR_FAST || !is_power_of_2(psize) ||
+	    !(psize & SROCE_FR_PAGE_SIZE_CAP))
+		return -EINVAL;
+	fr->nstage = 0;
+	n = ib_sg_to_pages(&mr->ibmr, sg, nents, sg_offset, sroce_mr_set_page);
+	fr->stage_off = mr->ibmr.iova & (psize - 1);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_map_sg);
+
+/*
+ * The fast-register MR @key names, with a reference, when it is @want
+ * (NULL: any); the pointer is compared, never followed, before the
+ * lookup found it alive.
+ */
+static struct sroce_mr *sroce_mr_get_fast(struct sroce_dev *dev, u32 key,
+					  const struct sroce_mr *want)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
+	if (mr && ((want && mr != want) || mr->type != SROCE_MR_FAST ||
+		   !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/*
+ * Make the staged list the registration in effect (fr->lock held, the MR
+ * invalid and unreferenced): the fields first, then @valid with release.
+ */
+static int sroce_mr_fast_apply(struct sroce_mr *mr, u32 key, int access)
+{
+	struct sroce_fr *fr = &mr->fr;
+	u32 shift = ilog2(mr->ibmr.page_size);
+	u64 end;
+	u64 *tmp;
+
+	lockdep_assert_held(&fr->lock);
+	if (!fr->nstage || !mr->ibmr.length ||
+	    check_add_overflow((u64)fr->stage_off, mr->ibmr.length, &end) ||
+	    end > ((u64)fr->nstage << shift) ||
+	    check_add_overflow(mr->ibmr.iova, mr->ibmr.length, &end))
+		return -EINVAL;
+	tmp = fr->live;
+	fr->live = fr->stage;
+	fr->stage = tmp;
+	fr->nlive = fr->nstage;
+	fr->nstage = 0;
+	fr->shift = shift;
+	mr->offset = fr->stage_off;
+	mr->iova = mr->ibmr.iova;
+	mr->length = mr->ibmr.length;
+	mr->access = access;
+	WRITE_ONCE(mr->key, key);
+	/* release: lookups that see @valid see the fields (acquire) */
+	smp_store_release(&mr->valid, true);
+	return 0;
+}
+
+/**
+ * sroce_mr_fast_reg() - execute IB_WR_REG_MR
+ * @dev: device
+ * @pd: PD of the QP executing it
+ * @want: the MR the WR names (compared, not followed)
+ * @key: the WR's key: the MR's index with a new key byte
+ * @access: the WR's IB_ACCESS_* flags
+ *
+ * IBTA 10.6.3.6 (Fast Register): the MR must be a fast-register MR of
+ * @pd, invalid (never registered, or invalidated since), and @key must
+ * keep its index; only the key byte changes.  The page list
+ * sroce_mr_map_sg() built takes effect with ibmr.iova and ibmr.length,
+ * @access and @key.  Refused while an engine still holds the MR from its
+ * previous registration (a message a peer left unfinished): that engine
+ * would otherwise go on in the new one.
+ * Context: data path run (any context).
+ * Return: 0, -EINVAL (no such MR, wrong type or index, MR valid or held,
+ * bad @access, page list and length disagree), -EACCES (another PD).
+ */
+int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
+		      const struct sroce_mr *want, u32 key, int access)
+{
+	struct sroce_mr *mr = sroce_mr_get_fast(dev, key, want);
+	unsigned long flags;
+	int err;
+
+	if (!mr)
+		return -EINVAL;
+	err = sroce_mr_check_access(access);
+	if (!err && mr->pd != pd)
+		err = -EACCES;
+	if (err)
+		goto out;
+	spin_lock_irqsave(&mr->fr.lock, flags);
+	/* ours and the base reference: nobody uses the old registration */
+	if (READ_ONCE(mr->valid) || kref_read(&mr->ref) != 2)
+		err = -EINVAL;
+	else
+		err = sroce_mr_fast_apply(mr, key, access);
+	spin_unlock_irqrestore(&mr->fr.lock, flags);
+out:
+	sroce_mr_put(mr);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
+
+/**
+ * sroce_mr_local_inv() - execute IB_WR_LOCAL_INV
+ * @dev: device
+ * @pd: PD of the QP executing it
+ * @key: the WR's invalidate_rkey: the key in effect of a fast-register MR
+ *
+ * IBTA 10.6.3.7 (Local Invalidate): only fast-register MRs, of @pd, by
+ * the key they were registered with; invalidating an invalid MR again is
+ * allowed.  From then on every lookup and every access through a held
+ * reference fails.
+ * Context: data path run (any context).
+ * Return: 0, -EINVAL (no fast-register MR with that key), -EACCES
+ * (another PD).
+ */
+int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key)
+{
+	struct sroce_mr *mr = sroce_mr_get_fast(dev, key, NULL);
+	unsigned long flags;
+	int err = 0;
+
+	if (!mr)
+		return -EINVAL;
+	spin_lock_irqsave(&mr->fr.lock, flags);
+	if (READ_ONCE(mr->key) != key)
+		err = -EINVAL;
+	else if (mr->pd != pd)
+		err = -EACCES;
+	else
+		WRITE_ONCE(mr->valid, false);
+	spin_unlock_irqrestore(&mr->fr.lock, flags);
+	sroce_mr_put(mr);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_local_inv);
 
 static void sroce_copy_dir(void *mem, void *buf, u32 len,
 			   enum sroce_copy_dir dir)
@@ -563,12 +825,41 @@ static void sroce_mr_copy_pages(struct sroce_mr *mr, u64 iova, void *buf,
 	}
 }
 
+/*
+ * Copy a fast-register MR range block by block: each block of the live
+ * list is kernel memory, contiguous for its whole size.
+ */
+static void sroce_mr_copy_fast(struct sroce_mr *mr, u64 iova, void *buf,
+			       u32 len, enum sroce_copy_dir dir)
+{
+	const struct sroce_fr *fr = &mr->fr;
+	u64 bsize = BIT_ULL(fr->shift);
+	u64 pos = iova - mr->iova + mr->offset;
+	u64 idx = pos >> fr->shift;
+	u64 off = pos & (bsize - 1);
+
+	while (len) {
+		u32 n = min_t(u64, len, bsize - off);
+
+		if (WARN_ON_ONCE(idx >= fr->nlive))
+			return;
+		sroce_copy_dir((void *)(uintptr_t)(fr->live[idx] + off), buf,
+			       n, dir);
+		buf += n;
+		len -= n;
+		idx++;
+		off = 0;
+	}
+}
+
 /* Copy between @mr, known valid inside the caller's RCU section, and @buf. */
 static void sroce_mr_copy_valid(struct sroce_mr *mr, u64 iova, void *buf,
 				u32 len, enum sroce_copy_dir dir)
 {
 	if (mr->type == SROCE_MR_DMA)
 		sroce_copy_dir((void *)(uintptr_t)iova, buf, len, dir);
+	else if (mr->type == SROCE_MR_FAST)
+		sroce_mr_copy_fast(mr, iova, buf, len, dir);
 	else if (len)
 		sroce_mr_copy_pages(mr, iova, buf, len, dir);
 }

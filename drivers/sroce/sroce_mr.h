@@ -8,12 +8,14 @@
 #include <linux/kref.h>
 #include <linux/llist.h>
 #include <linux/skbuff.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
 
 struct sroce_dev;
 struct sroce_pd;
+struct scatterlist;
 
 /* ------------------------------------------------------------------ */
 /* MR and memory access (sroce_mr.c)                                   */
@@ -22,6 +24,35 @@ struct sroce_pd;
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel virtual addresses, whole memory */
 	SROCE_MR_USER,		/* pinned user memory (ib_umem) */
+	SROCE_MR_FAST,		/* fast-register MR (ib_alloc_mr()) */
+};
+
+/* Most pages of a fast-register MR (max_fast_reg_page_list_len). */
+#define SROCE_FR_MAX_PAGES	512
+/* Page sizes a fast-register MR maps: 4 KiB .. 2 MiB (page_size_cap). */
+#define SROCE_FR_PAGE_SIZE_CAP	GENMASK(21, 12)
+
+/**
+ * struct sroce_fr - page lists of a fast-register MR (IBTA 10.6.3.6)
+ * @live: kernel virtual address of each block of the registration in
+ *	effect (the core's virtual DMA: a DMA address is a kernel VA)
+ * @stage: the list ib_map_mr_sg() builds; IB_WR_REG_MR swaps it with @live
+ * @max: entries of each list (max_num_sg of ib_alloc_mr())
+ * @nlive: blocks in @live
+ * @nstage: blocks in @stage
+ * @shift: log2 of the block size of @live
+ * @stage_off: offset of the first byte in the first block of @stage
+ * @lock: serialises IB_WR_REG_MR and IB_WR_LOCAL_INV on this MR
+ */
+struct sroce_fr {
+	u64 *live;
+	u64 *stage;
+	u32 max;
+	u32 nlive;
+	u32 nstage;
+	u32 shift;
+	u32 stage_off;
+	spinlock_t lock;	/* REG_MR vs LOCAL_INV */
 };
 
 /**
@@ -29,7 +60,7 @@ enum sroce_mr_type {
  * @ibmr: core MR; lkey and rkey live here
  * @dev: owning device
  * @pd: protection domain
- * @type: SROCE_MR_DMA or SROCE_MR_USER
+ * @type: enum sroce_mr_type
  * @umem: pinned pages (SROCE_MR_USER)
  * @pages: kernel pages of @umem, one per PAGE_SIZE block, built once
  * @npages: entries in @pages
@@ -42,6 +73,10 @@ enum sroce_mr_type {
  * @free_node: entry in the device's list of deregistered MRs whose last
  *	reference went away outside process context (sroce_mr_put())
  * @valid: false once invalidated or deregistered; every access checks it
+ * @key: the lkey and rkey in effect, which lookups compare (a
+ *	fast-register MR's key byte changes with each IB_WR_REG_MR, while
+ *	its owner may have updated ibmr's keys for the next one)
+ * @fr: page lists of a SROCE_MR_FAST MR
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -58,6 +93,8 @@ struct sroce_mr {
 	struct kref ref;
 	struct llist_node free_node;
 	bool valid;
+	u32 key;
+	struct sroce_fr fr;
 };
 
 /**
@@ -93,6 +130,31 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 				  const struct sroce_pd *pd);
+
+/**
+ * struct sroce_reg_wqe - IB_WR_REG_MR in the wr area of a kernel QP's
+ *	send WQE (a kernel ring: never mapped to userspace)
+ * @mr: the struct sroce_mr the WR names; sroce_mr_fast_reg() compares it
+ *	with the MR its key names, it never follows it
+ * @key: the new lkey and rkey
+ * @access: IB_ACCESS_* flags of the registration
+ */
+struct sroce_reg_wqe {
+	u64 mr;
+	u32 key;
+	u32 access;
+};
+
+static_assert(sizeof(struct sroce_reg_wqe) <=
+	      sizeof_field(struct sroce_send_wqe, wr.raw));
+
+int sroce_mr_init_fast(struct sroce_dev *dev, struct sroce_mr *mr,
+		       struct sroce_pd *pd, u32 max_num_sg);
+int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
+		    unsigned int *sg_offset);
+int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
+		      const struct sroce_mr *want, u32 key, int access);
+int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key);
 
 enum sroce_copy_dir {
 	SROCE_TO_MR,		/* write into the MR */

@@ -230,12 +230,28 @@ static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
  * struct sroce_wr_rule - what one work request opcode is accepted with
  * @qp_types: bits of enum ib_qp_type whose QPs accept it; 0 when the
  *	device does not carry it out
+ * @kern_qp_types: bits of enum ib_qp_type whose kernel QPs also accept
+ *	it (memory management operations: kernel verbs only)
  * @send_flags: IB_SEND_* bits it may carry
  */
 struct sroce_wr_rule {
 	u8 qp_types;
+	u8 kern_qp_types;
 	u8 send_flags;
 };
+
+/*
+ * IBTA 10.6.3.6-7 (Base Memory Management Extensions): Fast Register and
+ * Local Invalidate on RC, UC and UD QPs (not GSI: QP1 belongs to the MAD
+ * layer); their only flags are FENCE and SIGNALED.  Userspace has no
+ * fast-register MR, so its rings never carry them.
+ */
+#define SROCE_WR_LOCAL_OP						\
+	{								\
+		.kern_qp_types = BIT(IB_QPT_RC) | BIT(IB_QPT_UC) |	\
+				 BIT(IB_QPT_UD),			\
+		.send_flags = SROCE_WR_FLAG_FENCE | SROCE_WR_FLAG_SIGNALED, \
+	}
 
 /* True when the uapi mask @ops has opcode @op. */
 #define SROCE_WR_HAS(ops, op)	(!!((ops) & SROCE_WR_OP_BIT(op)))
@@ -270,17 +286,21 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 	SROCE_WR(RDMA_READ),
 	SROCE_WR(ATOMIC_CMP_AND_SWP),
 	SROCE_WR(ATOMIC_FETCH_AND_ADD),
-	SROCE_WR(LOCAL_INV),
+	[IB_WR_LOCAL_INV] = SROCE_WR_LOCAL_OP,
 	SROCE_WR(BIND_MW),
 	SROCE_WR(SEND_WITH_INV),
 	SROCE_WR(TSO),
 	SROCE_WR(RDMA_READ_WITH_INV),
 	SROCE_WR(MASKED_ATOMIC_CMP_AND_SWP),
 	SROCE_WR(MASKED_ATOMIC_FETCH_AND_ADD),
+	[IB_WR_REG_MR] = SROCE_WR_LOCAL_OP,
 };
 
+static_assert(!SROCE_WR_HAS(SROCE_WR_OPS_RC | SROCE_WR_OPS_UC |
+			    SROCE_WR_OPS_UD, IB_UVERBS_WR_LOCAL_INV));
+
 static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
-	      BIT(ARRAY_SIZE(sroce_wr_rules)));
+	      BIT_ULL(ARRAY_SIZE(sroce_wr_rules)));
 
 /**
  * sroce_wr_opcode_ok() - does a QP of this type accept this work request?
@@ -298,8 +318,9 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  *
  * Context: any.
  * Return: true when accepted; false for any other QP type (SMI, raw, XRC)
- * and for opcodes the device does not carry out (LOCAL_INV, BIND_MW, LSO,
- * REG_MR, masked atomics...).
+ * and for opcodes the device does not carry out for userspace (LOCAL_INV
+ * and REG_MR: see sroce_wr_kernel_opcode_ok(); BIND_MW, LSO, masked
+ * atomics...).
  */
 bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
@@ -311,6 +332,29 @@ bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode)
 EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
 
 /**
+ * sroce_wr_kernel_opcode_ok() - does a kernel QP of this type accept this
+ *	work request?
+ * @type: the QP's type, as for sroce_wr_opcode_ok()
+ * @opcode: enum ib_wr_opcode
+ *
+ * What sroce_wr_opcode_ok() accepts, and IB_WR_REG_MR and IB_WR_LOCAL_INV
+ * on RC, UC and UD QPs (IBTA 10.6.3.6-7; struct sroce_wr_rule
+ * @kern_qp_types): fast-register MRs exist for kernel consumers only.
+ * Context: any.
+ * Return: true when accepted.
+ */
+bool sroce_wr_kernel_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	if (sroce_wr_opcode_ok(type, opcode))
+		return true;
+	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	    (u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].kern_qp_types))
+		return false;
+	return sroce_wr_rules[opcode].kern_qp_types & BIT(type);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_wr_kernel_opcode_ok);
+
+/**
  * sroce_wr_flags_ok() - may a work request carry these send flags?
  * @opcode: its opcode, as for sroce_wr_opcode_ok()
  * @flags: its IB_SEND_* (IBV_SEND_*) bits
@@ -319,7 +363,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
  * IB_SEND_INLINE on opcodes whose payload can be copied in at posting
  * (not RDMA READ, not the atomics: their local buffer is written).
  * IB_SEND_IP_CSUM is refused: the device does not advertise
- * IB_DEVICE_UD_IP_CSUM.  These are SROCE_WR_SEND_FLAGS and
+ * IB_DEVICE_UD_IP_CSUM.  IB_WR_REG_MR and IB_WR_LOCAL_INV take FENCE and
+ * SIGNALED only.  These are SROCE_WR_SEND_FLAGS and
  * SROCE_WR_OPS_INLINE of sroce-abi.h, which the provider checks as well.
  *
  * Context: any.
@@ -329,7 +374,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
 bool sroce_wr_flags_ok(u32 opcode, u32 flags)
 {
 	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
-	    !sroce_wr_rules[opcode].qp_types)
+	    !(sroce_wr_rules[opcode].qp_types |
+	      sroce_wr_rules[opcode].kern_qp_types))
 		return false;
 	return !(flags & ~(u32)sroce_wr_rules[opcode].send_flags);
 }

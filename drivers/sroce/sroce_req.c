@@ -79,13 +79,21 @@ static const u16 sroce_req_wr_cls[] = {
 	[IB_UVERBS_WR_ATOMIC_CMP_AND_SWP]	= SROCE_WR_ATOMIC |
 						  SROCE_WR_CMP_SWAP,
 	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
+	[IB_WR_LOCAL_INV]			= SROCE_WR_LOCAL,
+	[IB_WR_REG_MR]				= SROCE_WR_LOCAL | SROCE_WR_REG,
 };
 
-/* Class of a WQE opcode on a QP type, 0 when the QP type does not allow it. */
-static u16 sroce_req_wr_class(enum ib_qp_type type, u32 opcode)
+/*
+ * Class of a WQE opcode on @qp, 0 when the QP does not allow it: a user
+ * QP's ring is checked against what userspace may post, a kernel QP's
+ * against what kernel verbs may (memory management operations too).
+ */
+static u16 sroce_req_wr_class(const struct sroce_qp *qp, u32 opcode)
 {
-	if (!sroce_wr_opcode_ok(type, opcode) ||
-	    opcode >= ARRAY_SIZE(sroce_req_wr_cls))
+	bool ok = qp->is_user ? sroce_wr_opcode_ok(qp->type, opcode) :
+				sroce_wr_kernel_opcode_ok(qp->type, opcode);
+
+	if (!ok || opcode >= ARRAY_SIZE(sroce_req_wr_cls))
 		return 0;
 	return sroce_req_wr_cls[opcode];
 }
@@ -123,7 +131,7 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 {
 	const struct sroce_send_wqe *wqe = &w->wqe;
 
-	w->cls = sroce_req_wr_class(qp->type, wqe->opcode);
+	w->cls = sroce_req_wr_class(qp, wqe->opcode);
 	if (!w->cls || !sroce_wr_flags_ok(wqe->opcode, wqe->send_flags))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (wqe->send_flags & IB_SEND_INLINE)
@@ -1010,6 +1018,50 @@ static bool sroce_req_responses_wait(struct sroce_qp *qp)
 	return qp->type == IB_QPT_RC && !skb_queue_empty_lockless(&qp->rx_queue);
 }
 
+/*
+ * Execute IB_WR_REG_MR or IB_WR_LOCAL_INV (IBTA 10.6.3.6-7) when the
+ * requester reaches it: after the WQEs before it were sent, before those
+ * after it.  It takes no PSN: it counts as ending where the WQE before it
+ * ended, so the completer retires it in order, right after that one.  One
+ * executed before a rewind is not executed again.  A fenced one waits for
+ * the READs and atomics before it.
+ * Return: false when it must wait or failed (the run stops).
+ */
+static bool sroce_req_local_op(struct sroce_qp *qp, struct sroce_req_wqe *w)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	const struct sroce_reg_wqe *reg = (const void *)w->wqe.wr.raw;
+	int err;
+
+	if (snd->send_idx != snd->issued_idx) {
+		snd->send_idx++;	/* done before a rewind */
+		return true;
+	}
+	if ((snd->caps & SROCE_QPS_SQ_DRAIN) ||
+	    ((w->wqe.send_flags & IB_SEND_FENCE) && snd->rd_outstanding))
+		return false;
+	if (w->cls & SROCE_WR_REG)
+		err = sroce_mr_fast_reg(qp->dev, qp->pd,
+					(const void *)(uintptr_t)reg->mr,
+					reg->key, reg->access);
+	else
+		err = sroce_mr_local_inv(qp->dev, qp->pd,
+					 w->wqe.ex.invalidate_rkey);
+	w->first_psn = sroce_psn_add(snd->psn, SROCE_PSN_MASK);
+	w->last_psn = w->first_psn;
+	snd->issued_idx++;
+	snd->send_idx++;
+	if (err) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
+		sroce_req_fail(qp, w, err == -EACCES ? IB_WC_LOC_PROT_ERR :
+						       IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	w->state = SROCE_WQE_DONE;
+	sroce_comp_retire(qp);
+	return true;
+}
+
 /**
  * sroce_req_run() - send new and retransmitted request packets
  * @qp: queue pair
@@ -1036,6 +1088,12 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 
 	while (sent < budget) {
 		w = sroce_req_next_wqe(qp);
+		if (w && (w->cls & SROCE_WR_LOCAL)) {
+			if (!sroce_req_local_op(qp, w))
+				break;
+			sent++;
+			continue;
+		}
 		if (!w || !sroce_req_position_ok(qp, w) ||
 		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(snd))
 			break;

@@ -30,7 +30,8 @@
 
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_RC_RNR_NAK_GEN | \
 				 IB_DEVICE_SYS_IMAGE_GUID | \
-				 IB_DEVICE_PORT_ACTIVE_EVENT)
+				 IB_DEVICE_PORT_ACTIVE_EVENT | \
+				 IB_DEVICE_MEM_MGT_EXTENSIONS)
 
 /* ------------------------------------------------------------------ */
 /* udata helpers                                                       */
@@ -158,7 +159,8 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = SROCE_MAX_MR_SIZE;
-	attr->page_size_cap = SROCE_PAGE_SIZE_CAP;
+	attr->page_size_cap = SROCE_PAGE_SIZE_CAP | SROCE_FR_PAGE_SIZE_CAP;
+	attr->max_fast_reg_page_list_len = SROCE_FR_MAX_PAGES;
 	attr->vendor_id = SROCE_VENDOR_ID;
 	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
 	attr->hw_ver = SROCE_HW_VER;
@@ -627,6 +629,8 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_UVERBS_WC_TSO:
 		return IB_WC_LSO;
+	case IB_WC_REG_MR:		/* kernel CQEs only */
+		return IB_WC_REG_MR;
 	case IB_WC_RECV_RDMA_WITH_IMM:	/* IBV_WC_RECV_RDMA_WITH_IMM */
 		return IB_WC_RECV_RDMA_WITH_IMM;
 	default:			/* IBV_WC_RECV */
@@ -976,6 +980,26 @@ static bool sroce_wr_is_atomic(enum ib_wr_opcode op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/*
+ * IB_WR_REG_MR and IB_WR_LOCAL_INV carry no data; REG_MR names a
+ * fast-register MR of this device (checked again when it is executed).
+ */
+static int sroce_check_local_wr(struct sroce_qp *qp,
+				const struct ib_send_wr *wr)
+{
+	const struct ib_mr *ibmr;
+
+	if (wr->num_sge)
+		return -EINVAL;
+	if (wr->opcode != IB_WR_REG_MR)
+		return 0;
+	ibmr = reg_wr(wr)->mr;
+	if (!ibmr || ibmr->device != qp->ibqp.device ||
+	    to_sroce_mr((struct ib_mr *)ibmr)->type != SROCE_MR_FAST)
+		return -EINVAL;
+	return 0;
+}
+
 /* Check a kernel send WR; @len gets its total length. */
 static int sroce_check_send_wr(struct sroce_qp *qp,
 			       const struct ib_send_wr *wr, u32 *len)
@@ -983,9 +1007,12 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 	u64 total = 0;
 	int i;
 
-	if (!sroce_wr_opcode_ok(qp->type, wr->opcode) ||
+	if (!sroce_wr_kernel_opcode_ok(qp->type, wr->opcode) ||
 	    !sroce_wr_flags_ok(wr->opcode, wr->send_flags) ||
 	    wr->num_sge < 0 || wr->num_sge > SROCE_MAX_SGE)
+		return -EINVAL;
+	if ((wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV) &&
+	    sroce_check_local_wr(qp, wr))
 		return -EINVAL;
 
 	for (i = 0; i < wr->num_sge; i++)
@@ -1007,6 +1034,18 @@ static int sroce_check_send_wr(struct sroce_qp *qp,
 	return 0;
 }
 
+static void sroce_fill_reg_wqe(struct sroce_send_wqe *wqe,
+			       const struct ib_reg_wr *wr)
+{
+	struct sroce_reg_wqe reg = {
+		.mr = (uintptr_t)to_sroce_mr(wr->mr),
+		.key = wr->key,
+		.access = wr->access,
+	};
+
+	memcpy(wqe->wr.raw, &reg, sizeof(reg));
+}
+
 static void sroce_fill_send_remote(struct sroce_qp *qp,
 				   struct sroce_send_wqe *wqe,
 				   const struct ib_send_wr *wr)
@@ -1019,6 +1058,9 @@ static void sroce_fill_send_remote(struct sroce_qp *qp,
 	}
 
 	switch (wr->opcode) {
+	case IB_WR_REG_MR:
+		sroce_fill_reg_wqe(wqe, reg_wr(wr));
+		break;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
@@ -1071,7 +1113,8 @@ static void sroce_fill_send_wqe(struct sroce_qp *qp,
 	/* Kernel and uverbs values are the same for every opcode we allow. */
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
-	if (wr->opcode == IB_WR_SEND_WITH_INV)
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
 		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
 	else if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 		 wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
@@ -1435,4 +1478,54 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	sroce_mr_destroy(mr);
 	sroce_res_put(dev, SROCE_RES_MR);
 	return 0;
+}
+
+/**
+ * sroce_alloc_mr() - allocate a fast-register MR (ib_device_ops.alloc_mr)
+ * @ibpd: PD
+ * @mr_type: IB_MR_TYPE_MEM_REG only (no SG_GAPS, no integrity)
+ * @max_num_sg: most pages one registration maps
+ *	(1 .. max_fast_reg_page_list_len)
+ *
+ * The MR is invalid until an IB_WR_REG_MR registers the page list
+ * ib_map_mr_sg() built (IBTA 10.6.3.6).
+ * Context: process.
+ * Return: the MR, or ERR_PTR(-EINVAL) (type, @max_num_sg), -ENOMEM.
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			     u32 max_num_sg)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibpd->device);
+	struct sroce_mr *mr;
+	int err;
+
+	if (mr_type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(dev, GFP_KERNEL);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = sroce_mr_init_fast(dev, mr, to_sroce_pd(ibpd), max_num_sg);
+	if (err) {
+		sroce_mr_free_unused(dev, mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/**
+ * sroce_map_mr_sg() - page list of a fast-register MR
+ *	(ib_device_ops.map_mr_sg)
+ * @ibmr: MR from sroce_alloc_mr()
+ * @sg: DMA-mapped scatterlist
+ * @sg_nents: entries
+ * @sg_offset: offset into the first entry
+ *
+ * See sroce_mr_map_sg().
+ * Context: any.
+ * Return: entries mapped, or -EINVAL.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	return sroce_mr_map_sg(to_sroce_mr(ibmr), sg, sg_nents, sg_offset);
 }

@@ -95,6 +95,10 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 

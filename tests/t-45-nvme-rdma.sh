@@ -1,0 +1,212 @@
+#!/bin/bash
+# t-45-nvme-rdma: NVMe over RDMA on sroce, kernel consumers end to end.
+# One sroce device (sroce9) on vethR in init_net; the NVMe target (nvmet,
+# nvmet-rdma, a brd RAM disk, configured through configfs) and the host
+# (nvme-rdma, nvme-cli) in the same VM, talking through that device
+# (loopback).  The host registers its I/O buffers with fast-register MRs
+# (IB_WR_REG_MR) and the target invalidates them with SEND with Invalidate;
+# the target moves data with rdma_rw (RDMA READ/WRITE).
+#   - connect (2 I/O queues), fio verify jobs (crc32c): random 4 KiB and
+#     sequential 128 KiB writes read back and checked, then read-only
+#     verification of the same data after a reconnect with a poll queue
+#     too (IB_POLL_DIRECT CQ) and a polled job; no verify error; fio's
+#     figures printed
+#   - connect/disconnect $T45_CYCLES times (default 50, bounded by
+#     $T45_CYCLE_SECS, default 300 s: fewer when TCG is slow, said so)
+#   - `rdma link delete` with a session connected and I/O running: the
+#     host's controller goes away (device removal), the command and fio
+#     return, nothing hangs (scripts/vm checks dmesg for splats)
+cd "$(dirname "$0")" && source ./lib.sh
+
+NQN=nqn.2026-12.org.sroce:t45
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5ec0e000-0000-4000-8000-000000000045
+HOSTID=5ec0e000-0000-4000-8000-000000000045
+ADDR=198.18.1.1
+CFG=/sys/kernel/config/nvmet
+CYCLES=${T45_CYCLES:-50}
+CYCLE_SECS=${T45_CYCLE_SECS:-300}
+t0=$SECONDS
+
+# nvmet configfs: subsystem, namespace 1 on /dev/ram0, RDMA port 1.
+target_up() {
+	mkdir "$CFG/subsystems/$NQN" &&
+	echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
+	mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
+	echo /dev/ram0 >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
+	echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
+	mkdir "$CFG/ports/1" &&
+	echo rdma >"$CFG/ports/1/addr_trtype" &&
+	echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
+	echo "$ADDR" >"$CFG/ports/1/addr_traddr" &&
+	echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
+	ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
+}
+
+target_down() {
+	rm -f "$CFG/ports/1/subsystems/$NQN" 2>/dev/null
+	rmdir "$CFG/ports/1" 2>/dev/null
+	[[ -d $CFG/subsystems/$NQN/namespaces/1 ]] &&
+		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN/namespaces/1" 2>/dev/null
+	rmdir "$CFG/subsystems/$NQN" 2>/dev/null
+	return 0
+}
+
+# The host controller connected to $NQN (nvmeN), if any.
+host_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[[ -r $c/subsysnqn && $(cat "$c/subsysnqn") == "$NQN" ]] && { echo "${c##*/}"; return 0; }
+	done
+	return 1
+}
+
+# The namespace block device of $NQN (/dev/nvmeXnY: the multipath head
+# node, or the controller's own node without multipath), if any.
+host_dev() {
+	local b
+	for b in /sys/block/nvme*; do
+		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ && -r $b/device/subsysnqn &&
+			$(cat "$b/device/subsysnqn") == "$NQN" && -b /dev/${b##*/} ]] &&
+			{ echo "/dev/${b##*/}"; return 0; }
+	done
+	return 1
+}
+
+# connect [ARGS]: nvme connect (2 I/O queues, ARGS added), then wait (10 s)
+# for the namespace's block device.
+connect() {
+	local out i
+	out=$(bounded 60 nvme connect -t rdma -a "$ADDR" -s 4420 -n "$NQN" \
+		--hostnqn="$HOSTNQN" --hostid="$HOSTID" -i 2 "$@" 2>&1) || { echo "nvme connect: $out"; return 1; }
+	for ((i = 0; i < 100; i++)); do
+		DEV=$(host_dev) && return 0
+		sleep 0.1
+	done
+	echo "no block device for $NQN after connect: $(ls /sys/block)"
+	bounded 60 nvme disconnect -n "$NQN" >/dev/null 2>&1
+	return 1
+}
+
+disconnect() {
+	local out
+	out=$(bounded 60 nvme disconnect -n "$NQN" 2>&1) || { echo "nvme disconnect: $out"; return 1; }
+	host_ctrl >/dev/null && { echo "controller still there after disconnect"; return 1; }
+	return 0
+}
+
+# fio_job NAME ARGS...: one fio run on $DEV with crc32c verification; PASS
+# with its bandwidth when fio succeeds with no error.  Two jobs (two CPUs,
+# so both I/O queues), 8 MiB each, 16 MiB apart from the first offset.
+fio_job() {
+	local name=$1 out rc sum
+	shift
+	out=$(bounded 300 fio --name="$name" --filename="$DEV" --direct=1 \
+		--ioengine=libaio --iodepth=8 --numjobs=2 --offset_increment=16m \
+		--size=8m --verify=crc32c --verify_fatal=1 --group_reporting "$@" 2>&1)
+	rc=$?
+	sum=$(grep -E '^ +(READ|WRITE):|err=' <<<"$out" | sed 's/^ *//' | tr '\n' ';')
+	echo "fio $name: $sum"
+	if ((rc == 0)) && ! grep -q 'verify: bad\|err= *[1-9]' <<<"$out"; then
+		pass "t-45/fio-$name" "$(grep -E '^ +(read|write): IOPS=' <<<"$out" | sed 's/^ *//;s/ (.*//' | tr '\n' ' ')"
+	else
+		fail "t-45/fio-$name" "status $rc: $(tail -n 15 <<<"$out")"
+	fi
+}
+
+if ! out=$("$MODPROBE" -a nvmet-rdma nvme-rdma 2>&1); then
+	skip t-45/modules "no nvme-rdma/nvmet-rdma in this kernel: $out"
+	exit 0
+fi
+if ! command -v fio >/dev/null || ! command -v nvme >/dev/null; then
+	fail t-45/tools "fio or nvme-cli missing from the guest"
+	exit 1
+fi
+require_sroce t-45/modprobe-sroce || exit 1
+[[ -b /dev/ram0 ]] || "$MODPROBE" brd rd_nr=1 rd_size=131072
+if ! out=$( { "$IP" link add vethR type veth peer name vethRB &&
+	ns_link - vethR "$ADDR" 2001:db8:1::1 1500 && "$IP" link set vethRB up &&
+	sroce_bind sroce9 vethR && [[ -b /dev/ram0 ]] && target_up; } 2>&1); then
+	fail t-45/setup "$out"
+	target_down
+	exit 1
+fi
+pass t-45/setup
+dmesg_before=$(dmesg | wc -l)
+
+# --- data path: connect, fio verify, disconnect -------------------------------
+if connect >/tmp/t45.msg 2>&1; then
+	pass t-45/connect "$DEV"
+	fio_job rand4k-write --rw=randwrite --bs=4k
+	fio_job seq128k-write --rw=write --bs=128k --offset=32m
+	check t-45/disconnect disconnect
+	# again with a poll queue (its CQ is IB_POLL_DIRECT) besides
+	if connect -P 1 >/tmp/t45.msg 2>&1; then
+		# the same jobs, reading back what the first connection wrote
+		fio_job rand4k-read --rw=randwrite --bs=4k --verify_only
+		fio_job seq128k-read --rw=write --bs=128k --offset=32m --verify_only
+		# polled I/O (RWF_HIPRI) goes through the poll queue
+		if [[ $(cat "/sys/block/${DEV##*/}/queue/io_poll" 2>/dev/null) == 1 ]]; then
+			fio_job poll4k --rw=randwrite --bs=4k --offset=64m \
+				--ioengine=pvsync2 --hipri --iodepth=1
+		else
+			fail t-45/poll-queue "no polling on ${DEV##*/} after connect -P 1"
+		fi
+		check t-45/disconnect-2 disconnect
+	else
+		fail t-45/connect-2 "$(cat /tmp/t45.msg)"
+	fi
+else
+	fail t-45/connect "$(cat /tmp/t45.msg)"
+fi
+fr=$("$RDMA" statistic show link sroce9/1 2>/dev/null | tr ' ' '\n' | grep -A1 -x 'rem_invalid_req' | tail -n1)
+[[ -z $fr || $fr == 0 ]] && pass t-45/no-invalid-req || fail t-45/no-invalid-req "rem_invalid_req $fr"
+
+# --- connect/disconnect cycles -----------------------------------------------
+start=$SECONDS
+n=0
+err=
+while ((n < CYCLES && SECONDS - start < CYCLE_SECS)); do
+	connect >/tmp/t45.msg 2>&1 || { err="connect $((n + 1)): $(cat /tmp/t45.msg)"; break; }
+	out=$(disconnect) || { err="disconnect $((n + 1)): $out"; break; }
+	((n++))
+done
+secs=$((SECONDS - start))
+if [[ -n $err ]]; then
+	fail t-45/cycles "$err"
+elif ((n < CYCLES)); then
+	pass t-45/cycles "$n of $CYCLES connect/disconnect cycles in ${secs}s (time bound ${CYCLE_SECS}s)"
+else
+	pass t-45/cycles "$n connect/disconnect cycles in ${secs}s"
+fi
+
+# --- device removal with a session connected and I/O running -----------------
+if connect >/tmp/t45.msg 2>&1; then
+	fio --name=removal --filename="$DEV" --direct=1 --ioengine=libaio \
+		--iodepth=8 --rw=randrw --bs=4k --size=16m --time_based \
+		--runtime=60 >/tmp/t45-removal.log 2>&1 &
+	fpid=$!
+	sleep 2
+	rstart=$SECONDS
+	if bounded 120 "$RDMA" link delete sroce9 && wait_gone sroce9 30; then
+		pass t-45/link-delete-connected "in $((SECONDS - rstart))s"
+	else
+		fail t-45/link-delete-connected "rdma link delete sroce9 failed or hung"
+	fi
+	for ((i = 0; i < 300; i++)); do host_ctrl >/dev/null || break; sleep 0.1; done
+	host_ctrl >/dev/null && fail t-45/ctrl-removed "controller still there 30 s after removal" ||
+		pass t-45/ctrl-removed
+	wait_pid "$fpid" 60
+	rc=$?
+	((rc != 124)) && pass t-45/fio-returns "fio exited $rc after the device went away" ||
+		fail t-45/fio-returns "fio still running 60 s after removal"
+else
+	fail t-45/connect-3 "$(cat /tmp/t45.msg)"
+fi
+target_down
+if dmesg | tail -n +"$((dmesg_before + 1))" | grep -qE 'WARNING|BUG|Call Trace|hung_task'; then
+	fail t-45/dmesg "$(dmesg | tail -n +"$((dmesg_before + 1))" | grep -E -m5 'WARNING|BUG|Call Trace|hung')"
+else
+	pass t-45/dmesg
+fi
+echo "t-45: ${SECONDS}s in all"
