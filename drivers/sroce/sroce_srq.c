@@ -111,6 +111,7 @@ int sroce_srq_init(struct sroce_dev *dev, struct sroce_srq *srq,
 	init->attr.srq_limit = 0;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_init);
 
 /**
  * sroce_srq_modify() - arm the SRQ limit (ib_device_ops.modify_srq)
@@ -138,6 +139,7 @@ int sroce_srq_modify(struct sroce_srq *srq, const struct ib_srq_attr *attr,
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_modify);
 
 /**
  * sroce_srq_query() - SRQ attributes (ib_device_ops.query_srq)
@@ -152,6 +154,7 @@ void sroce_srq_query(struct sroce_srq *srq, struct ib_srq_attr *attr)
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = READ_ONCE(srq->limit);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_query);
 
 /**
  * sroce_srq_destroy() - release an SRQ's ring
@@ -166,6 +169,7 @@ void sroce_srq_destroy(struct sroce_srq *srq)
 {
 	sroce_queue_cleanup(&srq->rq);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_destroy);
 
 /**
  * sroce_srq_take() - take the next receive WQE of an SRQ for a QP

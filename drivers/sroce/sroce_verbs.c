@@ -827,7 +827,8 @@ static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
  * sroce_create_qp() - create a queue pair (ib_device_ops.create_qp)
  * @ibqp: QP the core allocated
  * @init: RC, UC, UD or GSI; RC, UC or UD with an SRQ or not; no XRC or
- *	creation flags; capacities up to the device limits.  @init->cap is updated with the real capacities.
+ *	creation flags; capacities up to the device limits.  @init->cap is
+ *	updated with the real capacities.
  * @udata: user QPs are answered with struct sroce_create_qp_resp (rings)
  *
  * Context: process.
