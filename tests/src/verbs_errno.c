@@ -666,9 +666,35 @@ static int srq_destroy_attached(struct t *t, const struct tcase *c)
 }
 
 /*
+ * Affiliated events of @type for the QP or SRQ @obj on the device under
+ * test within @ms (all of @ms unless @enough came earlier); other events
+ * are acked and skipped.
+ */
+static int async_events(struct t *t, enum ibv_event_type type, void *obj,
+			int ms, int enough)
+{
+	struct pollfd pfd = { .fd = t->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int fl, got = 0;
+	uint64_t end;
+
+	fl = fcntl(pfd.fd, F_GETFL);
+	fcntl(pfd.fd, F_SETFL, fl | O_NONBLOCK);
+	for (end = now_ms() + (uint64_t)ms; got < enough && now_ms() < end;) {
+		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(t->ctx, &ev))
+			continue;
+		if (ev.event_type == type &&
+		    (ev.element.qp == obj || ev.element.srq == obj))
+			got++;
+		ibv_ack_async_event(&ev);
+	}
+	fcntl(pfd.fd, F_SETFL, fl);
+	return got;
+}
+
+/*
  * IBTA 11.6.3.4: an SRQ-attached QP moved to the error state raises
- * IBV_EVENT_QP_LAST_WQE_REACHED.  Other affiliated events are acked and
- * skipped.
+ * IBV_EVENT_QP_LAST_WQE_REACHED.
  */
 static int srq_last_wqe(struct t *t, const struct tcase *c)
 {
@@ -677,11 +703,8 @@ static int srq_last_wqe(struct t *t, const struct tcase *c)
 	};
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct ibv_srq *srq = NULL;
-	struct ibv_async_event ev;
-	struct pollfd pfd = { .fd = t->ctx->async_fd, .events = POLLIN };
 	struct ibv_qp *qp;
-	uint64_t end;
-	int rc, got = 0, fl;
+	int rc;
 
 	(void)c;
 	rc = try_srq(t, 16, 1, &srq);
@@ -698,22 +721,103 @@ static int srq_last_wqe(struct t *t, const struct tcase *c)
 		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
 	if (rc)
 		goto out;
-	fl = fcntl(pfd.fd, F_GETFL);
-	fcntl(pfd.fd, F_SETFL, fl | O_NONBLOCK);
-	for (end = now_ms() + 2000; !got && now_ms() < end;) {
-		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(t->ctx, &ev))
-			continue;
-		got = ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
-		      ev.element.qp == qp;
-		ibv_ack_async_event(&ev);
-	}
-	fcntl(pfd.fd, F_SETFL, fl);
-	if (!got)
+	if (async_events(t, IBV_EVENT_QP_LAST_WQE_REACHED, qp, 2000, 1) != 1)
 		whyf(t, "no IBV_EVENT_QP_LAST_WQE_REACHED within 2 s");
 out:
 	if (qp)
 		ibv_destroy_qp(qp);
 	ibv_destroy_srq(srq);
+	return rc;
+}
+
+static int rc_up(struct t *t, struct ibv_qp *x, struct ibv_qp *y, int peer);
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
+
+/* Sends @n messages of @len bytes from the peer's @y, each signaled. */
+static int peer_sends(struct t *t, struct ibv_qp *y, struct ibv_cq *cq,
+		      int n, uint32_t len)
+{
+	struct ibv_sge ss = { (uintptr_t)t->buf1, len, t->mr1->lkey };
+	struct ibv_send_wr swr = {
+		.sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		swr.wr_id = 950 + (uint64_t)i;
+		rc = ibv_post_send(y, &swr, &sbad);
+		if (rc)
+			return rc;
+		if (expect_cqe(t, cq, swr.wr_id, IBV_WC_SEND, "peer's send") < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Data over an RC QP that takes its receives from an SRQ: the WQEs are
+ * taken in order and an armed limit raises IBV_EVENT_SRQ_LIMIT_REACHED
+ * once, then reads 0 (IBTA 10.2.9, man ibv_modify_srq(3)).
+ */
+static int srq_limit_traffic(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cq1 = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	struct ibv_srq_attr la = { .srq_limit = 3 }, qa;
+	struct ibv_qp *x = NULL, *y = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_sge sg;
+	struct ibv_recv_wr wr = { .sg_list = &sg, .num_sge = 1 }, *bad;
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC, .cap = CAP(4, 0, 1, 0, 0) };
+	int rc, i, len;
+
+	(void)c;
+	rc = try_srq(t, 8, 1, &srq);
+	if (rc || !srq || !cq || !cq1)
+		goto out;
+	ia.recv_cq = ia.send_cq = cq;
+	ia.srq = srq;
+	x = ibv_create_qp(t->pd, &ia);
+	y = rc_qp(t->pd1, cq1);
+	if (!x || !y || rc_up(t, x, y, 0) || rc_up(t, y, x, 1)) {
+		rc = x && y ? 0 : errno;
+		goto out;
+	}
+	for (i = 0; i < 4 && !rc; i++) {
+		sg = sge_of(t, 16384 + (size_t)i * 1024, 1024);
+		wr.wr_id = 900 + (uint64_t)i;
+		rc = ibv_post_srq_recv(srq, &wr, &bad);
+	}
+	if (!rc)
+		rc = ibv_modify_srq(srq, &la, IBV_SRQ_LIMIT);
+	if (!rc)
+		rc = peer_sends(t, y, cq1, 2, 100);
+	if (rc)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		len = expect_cqe(t, cq, 900 + (uint64_t)i, IBV_WC_RECV, "receive from the SRQ");
+		if (len >= 0 && (len != 100 || memcmp(t->buf1, t->buf + 16384 + i * 1024, 100)))
+			whyf(t, "receive %d: %d bytes, or other bytes than sent", i, len);
+	}
+	i = async_events(t, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000, 2);
+	if (i != 1)
+		whyf(t, "%d IBV_EVENT_SRQ_LIMIT_REACHED events, expected 1", i);
+	rc = ibv_query_srq(srq, &qa);
+	if (!rc && qa.srq_limit)
+		whyf(t, "srq_limit %u after the event, expected 0 (disarmed)", qa.srq_limit);
+	snprintf(t->detail, sizeof(t->detail), "2 receives, %d limit event", i);
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	if (y)
+		ibv_destroy_qp(y);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (cq1)
+		ibv_destroy_cq(cq1);
 	return rc;
 }
 
@@ -1937,6 +2041,8 @@ static const struct tcase cases[] = {
 	  .src = "ib_core ib_destroy_srq_user: usecnt, EBUSY" },
 	{ .name = "srq/last-wqe-reached", .run = srq_last_wqe, .expect = X(0),
 	  .src = "IBTA 11.6.3.4: QP with an SRQ in the error state; rxe/mlx5 raise it" },
+	{ .name = "srq/rc-data-and-limit-event", .run = srq_limit_traffic, .expect = X(0),
+	  .src = "IBTA 10.2.9; man ibv_modify_srq(3): below the armed limit, one event, then disarmed" },
 	{ .name = "alloc_mw/unsupported", .run = mw_alloc, .expect = X(EOPNOTSUPP),
 	  .src = "max_mw 0; libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
 
