@@ -1155,15 +1155,17 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 /*
  * Write one kernel receive WR into a kernel RQ or SRQ ring, which the
- * caller's producer lock serializes.  Return: 0, -EINVAL (more than
+ * producer lock @lock serializes.  Return: 0, -EINVAL (more than
  * @max_sge entries, too long), -ENOMEM (ring full).
  */
-static int sroce_post_one_recv(struct sroce_queue *q,
+static int sroce_post_one_recv(struct sroce_queue *q, spinlock_t *lock,
 			       const struct ib_recv_wr *wr, u32 max_sge)
 {
 	struct sroce_recv_wqe *wqe;
 	u64 total = 0;
 	int i;
+
+	lockdep_assert_held(lock);
 
 	if (wr->num_sge < 0 || wr->num_sge > max_sge)
 		return -EINVAL;
@@ -1218,7 +1220,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(&qp->rq, wr, SROCE_MAX_SGE);
+		err = sroce_post_one_recv(&qp->rq, &qp->rq_lock, wr,
+					  SROCE_MAX_SGE);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -1360,7 +1363,8 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->prod_lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(&srq->rq, wr, srq->max_sge);
+		err = sroce_post_one_recv(&srq->rq, &srq->prod_lock, wr,
+					  srq->max_sge);
 		if (err) {
 			*bad_wr = wr;
 			break;
