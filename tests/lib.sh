@@ -78,12 +78,13 @@ netns_of() {
 	return 1
 }
 
-# kill_perf: SIGKILL every perftest, ibv_* example and rping process.
+# kill_perf: SIGKILL every perftest, ibv_* example, rping and ucx_perftest
+# process.
 kill_perf() {
 	local p c
 	for p in /proc/[0-9]*; do
 		read -r c 2>/dev/null <"$p/comm" || continue
-		case $c in ib_*_bw | ib_*_lat | ibv_* | rping) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
+		case $c in ib_*_bw | ib_*_lat | ibv_* | rping | ucx_perftest) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
 	done
 }
 
