@@ -43,6 +43,9 @@ static void sroce_res_init_test(struct kunit *test)
 		{ .type = SROCE_RES_MR, .want = 0, .max = SROCE_MAX_MR },
 		{ .type = SROCE_RES_AH, .want = 0, .max = SROCE_MAX_AH },
 		{ .type = SROCE_RES_AH, .want = UINT_MAX, .max = SROCE_MAX_AH },
+		{ .type = SROCE_RES_SRQ, .want = 0, .max = SROCE_MAX_SRQ },
+		{ .type = SROCE_RES_SRQ, .want = 5, .max = 5 },
+		{ .type = SROCE_RES_SRQ, .want = UINT_MAX, .max = SROCE_MAX_SRQ },
 	};
 	struct sroce_dev *dev = sroce_verbs_test_dev(test);
 	unsigned int want[SROCE_NUM_RES];
@@ -69,7 +72,7 @@ static void sroce_res_get_put_test(struct kunit *test)
 {
 	static const unsigned int want[SROCE_NUM_RES] = {
 		[SROCE_RES_PD] = 3, [SROCE_RES_CQ] = 1, [SROCE_RES_QP] = 2,
-		[SROCE_RES_MR] = 4, [SROCE_RES_AH] = 1,
+		[SROCE_RES_MR] = 4, [SROCE_RES_AH] = 1, [SROCE_RES_SRQ] = 2,
 	};
 	struct sroce_dev *dev = sroce_verbs_test_dev(test);
 	unsigned int t, i;

@@ -78,12 +78,13 @@ netns_of() {
 	return 1
 }
 
-# kill_perf: SIGKILL every perftest, ibv_* example and rping process.
+# kill_perf: SIGKILL every perftest, ibv_* example, rping and ucx_perftest
+# process.
 kill_perf() {
 	local p c
 	for p in /proc/[0-9]*; do
 		read -r c 2>/dev/null <"$p/comm" || continue
-		case $c in ib_*_bw | ib_*_lat | ibv_* | rping) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
+		case $c in ib_*_bw | ib_*_lat | ibv_* | rping | ucx_perftest) kill -9 "${p#/proc/}" 2>/dev/null ;; esac
 	done
 }
 
@@ -331,6 +332,8 @@ run_pair() {
 # rc_pingpong NAME SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP [ARGS...]
 # ibv_rc_pingpong (-g GID index of each IP, a fresh -p port, ARGS such as
 # -c -s SIZE -n ITERS) between the two devices; records PASS or FAIL NAME.
+# PINGPONG=ibv_srq_pingpong (or another libibverbs example taking the same
+# options) runs that program instead.
 rc_pingpong() {
 	local name=$1 sns=$2 sdev=$3 sip=$4 cns=$5 cdev=$6 cip=$7 sgid cgid
 	shift 7
@@ -338,8 +341,9 @@ rc_pingpong() {
 	PERF_PORT=$((PERF_PORT + 1))
 	sgid=$(gid_index "$sdev" "$sip" 2>&1) || { fail "$name" "server: $sgid"; return 1; }
 	cgid=$(gid_index "$cdev" "$cip" 2>&1) || { fail "$name" "client: $cgid"; return 1; }
-	if pair_exec "$name" "$sns" "$cns" "$port" ibv_rc_pingpong -d "$sdev" -g "$sgid" -p "$port" "$@" -- \
-		ibv_rc_pingpong -d "$cdev" -g "$cgid" -p "$port" "$@" "$sip"; then
+	local prog=${PINGPONG:-ibv_rc_pingpong}
+	if pair_exec "$name" "$sns" "$cns" "$port" "$prog" -d "$sdev" -g "$sgid" -p "$port" "$@" -- \
+		"$prog" -d "$cdev" -g "$cgid" -p "$port" "$@" "$sip"; then
 		pass "$name" "$(grep -m1 'Mbit/sec' "$PAIR_CLOG")"
 	else
 		fail "$name" "$PAIR_WHY"

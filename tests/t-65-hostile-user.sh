@@ -16,7 +16,7 @@
 # t-65-hostile-user.sh`) picks some of the program's tests.
 cd "$(dirname "$0")" && source ./lib.sh
 
-LIMITS="max_pd=12 max_cq=12 max_qp=12 max_mr=24 max_ah=12"
+LIMITS="max_pd=12 max_cq=12 max_qp=12 max_mr=24 max_ah=12 max_srq=12"
 PARAMS=/sys/module/sroce/parameters
 CG=/sys/fs/cgroup
 CGT=$CG/sroce-t65

@@ -20,10 +20,14 @@
  * API) are in sroce_ex.c, built on this file's CQ, QP and send queue code
  * (sroce.h).
  *
- * Not supported (left NULL, libibverbs returns EOPNOTSUPP): SRQ, MW, XRC,
- * DM, flows.
+ * Shared receive queues: the SRQ is one more ring the provider produces
+ * into; ibv_post_srq_recv() is a pure ring operation (the kernel takes the
+ * WQEs as messages arrive on the QPs attached to it).
  *
- * Layout: query, PD, MR, CQ, QP, AH, post, poll, ops table, context and
+ * Not supported (left NULL, libibverbs returns EOPNOTSUPP): MW, XRC, DM,
+ * flows.
+ *
+ * Layout: query, PD, MR, CQ, QP, SRQ, AH, post, poll, ops table, context and
  * device allocation, matching, registration.
  */
 #include <errno.h>
@@ -105,6 +109,12 @@ struct sroce_context {
 	struct verbs_context vctx;
 };
 
+struct sroce_srq {
+	struct ibv_srq ibv_srq;
+	struct sroce_ring ring;
+	uint32_t max_sge;
+};
+
 struct sroce_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
@@ -131,6 +141,11 @@ struct sroce_create_qp_resp_buf {
 	struct sroce_create_qp_resp drv;
 };
 
+struct sroce_create_srq_resp_buf {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct sroce_create_srq_resp drv;
+};
+
 struct sroce_create_ah_resp_buf {
 	struct ib_uverbs_create_ah_resp ibv_resp;
 	struct sroce_create_ah_resp drv;
@@ -144,6 +159,8 @@ static_assert(offsetof(struct sroce_resize_cq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp), "no padding");
 static_assert(offsetof(struct sroce_create_qp_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_qp_resp), "no padding");
+static_assert(offsetof(struct sroce_create_srq_resp_buf, drv) ==
+	      sizeof(struct ib_uverbs_create_srq_resp), "no padding");
 static_assert(offsetof(struct sroce_create_ah_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_ah_resp), "no padding");
 
@@ -494,8 +511,6 @@ static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr *attr)
 	default:
 		return EOPNOTSUPP;
 	}
-	if (attr->srq)
-		return EOPNOTSUPP;	/* no SRQ support */
 	if (attr->cap.max_send_sge > SROCE_MAX_SGE ||
 	    attr->cap.max_recv_sge > SROCE_MAX_SGE ||
 	    attr->cap.max_inline_data > SROCE_MAX_INLINE)
@@ -644,6 +659,83 @@ static int sroce_destroy_qp(struct ibv_qp *ibqp)
 	sroce_ring_unmap(&qp->rq);
 	sroce_ring_unmap(&qp->sq);
 	free(qp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* SRQ                                                                 */
+/* ------------------------------------------------------------------ */
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibv_srq);
+}
+
+/*
+ * The kernel checks the attributes against the device limits (EINVAL) and
+ * answers with the real capacities and the ring; the ring holds exactly
+ * max_wr WQEs.
+ */
+static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+					struct ibv_srq_init_attr *attr)
+{
+	struct sroce_create_srq_resp_buf resp = {};
+	struct ibv_create_srq cmd = {};
+	struct sroce_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	/* the kernel's max_wr is the ring size, its max_sge at least 1 */
+	ret = sroce_ring_map(pd->context, &srq->ring, &resp.drv.mi,
+			     sizeof(struct sroce_recv_wqe), UINT32_MAX);
+	if (ret)
+		goto err_destroy;
+	srq->max_sge = sroce_min_u32(attr->attr.max_sge ? attr->attr.max_sge : 1,
+				     SROCE_MAX_SGE);
+	attr->attr.max_wr = srq->ring.limit;
+	attr->attr.max_sge = srq->max_sge;
+	return &srq->ibv_srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+static int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int sroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+/* EBUSY from the kernel while a QP is still attached. */
+static int sroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+	sroce_ring_unmap(&srq->ring);
+	free(srq);
 	return 0;
 }
 
@@ -966,14 +1058,64 @@ static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret ? ret : db;
 }
 
+static void sroce_build_recv_wqe(struct sroce_recv_wqe *wqe,
+				 const struct ibv_recv_wr *wr)
+{
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = (uint32_t)wr->num_sge;
+	wqe->reserved = 0;
+	memcpy(wqe->sge, wr->sg_list,
+	       (size_t)wr->num_sge * sizeof(struct sroce_sge));
+}
+
+/*
+ * Writes receive WRs into an RQ or SRQ ring and publishes them: at most
+ * @max_sge entries each (EINVAL), at most @ring->limit outstanding
+ * (ENOMEM), EIO once the kernel put the ring in error.  Sets *@posted
+ * when at least one WQE was published.
+ */
+static int sroce_post_recv_ring(struct sroce_ring *ring, uint32_t max_sge,
+				struct ibv_recv_wr *wr,
+				struct ibv_recv_wr **bad_wr, bool *posted)
+{
+	uint32_t prod, cons, start;
+	int ret = 0;
+
+	pthread_spin_lock(&ring->lock);
+	start = prod = sroce_load_own(&ring->hdr->producer);
+	cons = sroce_load_acquire(&ring->hdr->consumer);
+	if (sroce_ring_dead(ring)) {
+		*bad_wr = wr;
+		ret = EIO;
+		wr = NULL;
+	}
+	for (; wr; wr = wr->next) {
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
+		    (wr->num_sge && !wr->sg_list))
+			ret = EINVAL;
+		else if (!sroce_wq_has_room(ring, prod, &cons))
+			ret = ENOMEM;
+		if (ret) {
+			*bad_wr = wr;
+			break;
+		}
+		sroce_build_recv_wqe(sroce_ring_slot(ring, prod), wr);
+		prod++;
+	}
+	if (prod != start)
+		sroce_store_release(&ring->hdr->producer, prod);
+	pthread_spin_unlock(&ring->lock);
+	*posted = prod != start;
+	return ret;
+}
+
 static int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			   struct ibv_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
 	struct sroce_ring *rq = &qp->rq;
-	struct sroce_recv_wqe *wqe;
-	uint32_t prod, cons, start;
-	int ret = 0;
+	bool posted;
+	int ret;
 
 	if (!bad_wr)
 		return EINVAL;
@@ -984,44 +1126,33 @@ static int sroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		return EINVAL;
 	}
 
-	pthread_spin_lock(&rq->lock);
-	start = prod = sroce_load_own(&rq->hdr->producer);
-	cons = sroce_load_acquire(&rq->hdr->consumer);
-	if (sroce_ring_dead(rq)) {
-		*bad_wr = wr;
-		ret = EIO;
-		wr = NULL;
-	}
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge ||
-		    (wr->num_sge && !wr->sg_list))
-			ret = EINVAL;
-		else if (!sroce_wq_has_room(rq, prod, &cons))
-			ret = ENOMEM;
-		if (ret) {
-			*bad_wr = wr;
-			break;
-		}
-		wqe = sroce_ring_slot(rq, prod);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = (uint32_t)wr->num_sge;
-		wqe->reserved = 0;
-		memcpy(wqe->sge, wr->sg_list,
-		       (size_t)wr->num_sge * sizeof(struct sroce_sge));
-		prod++;
-	}
-	if (prod != start)
-		sroce_store_release(&rq->hdr->producer, prod);
-	pthread_spin_unlock(&rq->lock);
+	ret = sroce_post_recv_ring(rq, qp->max_recv_sge, wr, bad_wr, &posted);
 
 	/*
 	 * In ERR the kernel must complete new receive WQEs with a flush error
 	 * (IBTA 10.3.1.7); the doorbell makes it run the QP, which flushes
 	 * both queues.
 	 */
-	if (prod != start && sroce_qp_flushing(ibqp, rq))
+	if (posted && sroce_qp_flushing(ibqp, rq))
 		sroce_ring_doorbell(ibqp);
 	return ret;
+}
+
+/*
+ * A pure ring operation: the kernel takes the WQEs when messages arrive on
+ * the QPs attached to the SRQ, so nothing is rung.
+ */
+static int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+	bool posted;
+
+	if (!bad_wr)
+		return EINVAL;
+	*bad_wr = NULL;
+	return sroce_post_recv_ring(&srq->ring, srq->max_sge, wr, bad_wr,
+				    &posted);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1098,20 +1229,25 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
+	.create_srq = sroce_create_srq,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.rereg_mr = sroce_rereg_mr,

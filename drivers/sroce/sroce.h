@@ -36,6 +36,8 @@
  *   sroce_av.c        address vectors and AH numbers
  *   sroce_mr.c        MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c     shared rings and their mmap entries, CQs
+ *   sroce_srq.c       shared receive queues: the ring several QPs take
+ *                     receive WQEs from, the SRQ limit event
  *   sroce_opcode.c    packet opcode table, work request rule table (which
  *                     opcodes and flags each QP type takes), RNR/timeout
  *                     tables
@@ -102,6 +104,8 @@
 #define SROCE_MAX_MR		0x40000
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_AH		0x10000
+#define SROCE_MAX_SRQ		0x10000
+#define SROCE_MAX_SRQ_WR	SROCE_MAX_QP_WR
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC	128
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, IBTA max */
@@ -179,6 +183,7 @@ enum sroce_res_type {
 	SROCE_RES_QP,
 	SROCE_RES_MR,
 	SROCE_RES_AH,
+	SROCE_RES_SRQ,
 	SROCE_NUM_RES
 };
 

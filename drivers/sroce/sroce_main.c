@@ -56,6 +56,8 @@ module_param_named(max_mr, sroce_max_res[SROCE_RES_MR], uint, 0644);
 MODULE_PARM_DESC(max_mr, "MRs per device, 1..262144; 0 (default): 262144");
 module_param_named(max_ah, sroce_max_res[SROCE_RES_AH], uint, 0644);
 MODULE_PARM_DESC(max_ah, "AHs per device, 1..65536; 0 (default): 65536");
+module_param_named(max_srq, sroce_max_res[SROCE_RES_SRQ], uint, 0644);
+MODULE_PARM_DESC(max_srq, "SRQs per device, 1..65536; 0 (default): 65536");
 
 struct workqueue_struct *sroce_wq;
 EXPORT_SYMBOL_IF_KUNIT(sroce_wq);
@@ -281,6 +283,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
@@ -289,6 +292,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.enable_driver = sroce_enable_driver,
@@ -302,14 +306,17 @@ const struct ib_device_ops sroce_dev_ops = {
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.rereg_user_mr = sroce_rereg_user_mr,
@@ -319,6 +326,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 EXPORT_SYMBOL_IF_KUNIT(sroce_dev_ops);

@@ -214,6 +214,8 @@ static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state next)
 	lockdep_assert_held(&qp->state_lock);
 	trace_sroce_qp_state(qp, qp->state, next);
 	WRITE_ONCE(qp->state, next);
+	if (next == IB_QPS_RESET)
+		qp->last_wqe = false;
 	if (sroce_qp_state_can(next, SROCE_QPS_RQ_FLUSH))
 		qp_flags |= SROCE_QP_F_FLUSH;
 	sroce_qp_publish_flags(&qp->sq, qp_flags);
@@ -251,6 +253,33 @@ void sroce_qp_error(struct sroce_qp *qp)
 	sroce_qp_schedule(qp);
 }
 
+/**
+ * sroce_qp_last_wqe_reached() - tell the owner of an SRQ-attached QP in
+ *	the error state that it takes no more WQEs from the SRQ
+ * @qp: queue pair attached to an SRQ, in IB_QPS_ERR, whose responder
+ *	flushed the WQE it held (sroce_resp_flush())
+ *
+ * Raises IB_EVENT_QP_LAST_WQE_REACHED once per entry into the error state
+ * (IBTA 10.3.1.7, 11.6.3.4), so the owner may destroy the QP without
+ * losing WQEs of the SRQ.  Nothing for a QP without an SRQ.
+ * Context: a responder run of the QP; does not sleep.
+ */
+void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool raise;
+
+	if (!qp->srq)
+		return;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	raise = qp->state == IB_QPS_ERR && !qp->last_wqe;
+	if (raise)
+		qp->last_wqe = true;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (raise)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
 /* Reserve a QPN; the slot holds no QP until sroce_qp_publish(). */
 static int sroce_qp_alloc_qpn(struct sroce_dev *dev, struct sroce_qp *qp)
 {
@@ -282,6 +311,7 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	qp->pd = to_sroce_pd(qp->ibqp.pd);
 	qp->scq = to_sroce_cq(init->send_cq);
 	qp->rcq = to_sroce_cq(init->recv_cq);
+	qp->srq = init->srq ? to_sroce_srq(init->srq) : NULL;
 	qp->type = init->qp_type;
 	qp->is_user = !!uctx;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -304,12 +334,41 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->mtu_cap));
 }
 
+/*
+ * The QP's own receive ring, or none when it takes its receive WQEs from
+ * an SRQ (IBTA 10.2.9: the QP's receive capacities are then 0; the
+ * response's rq_mi stays zeroed, which tells the provider).
+ */
+static int sroce_qp_init_rq(struct sroce_dev *dev, struct sroce_qp *qp,
+			    struct ib_qp_init_attr *init,
+			    struct ib_ucontext *uctx,
+			    struct sroce_create_qp_resp *resp)
+{
+	u32 rq_num = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
+	int err;
+
+	if (qp->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+		return 0;
+	}
+	err = sroce_queue_init(dev, &qp->rq, rq_num,
+			       sizeof(struct sroce_recv_wqe), uctx,
+			       resp ? &resp->rq_mi : NULL);
+	if (err)
+		return err;
+	init->cap.max_recv_wr = rq_num;
+	init->cap.max_recv_sge = SROCE_MAX_SGE;
+	return 0;
+}
+
 /**
  * sroce_qp_init() - set up a new QP: QPN, rings, data path state
  * @dev: device
  * @qp: QP the core allocated (zeroed, ibqp.pd and ibqp.qp_type set)
  * @init: validated creation attributes; @init->cap is updated with what
- *	the QP really has (a power of two of WQEs per ring, at least one)
+ *	the QP really has (a power of two of WQEs per ring, at least one;
+ *	no receive ring with an SRQ)
  * @uctx: user context mapping the rings, or NULL for a kernel QP
  * @resp: filled with the rings' mmap information when @uctx is set
  *
@@ -325,7 +384,6 @@ int sroce_qp_init(struct sroce_dev *dev, struct sroce_qp *qp,
 		  struct sroce_create_qp_resp *resp)
 {
 	u32 sq_num = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
-	u32 rq_num = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
 	int err;
 
 	sroce_qp_init_fields(dev, qp, init, uctx);
@@ -339,16 +397,12 @@ int sroce_qp_init(struct sroce_dev *dev, struct sroce_qp *qp,
 			       resp ? &resp->sq_mi : NULL);
 	if (err)
 		goto err_free_qpn;
-	err = sroce_queue_init(dev, &qp->rq, rq_num,
-			       sizeof(struct sroce_recv_wqe), uctx,
-			       resp ? &resp->rq_mi : NULL);
+	err = sroce_qp_init_rq(dev, qp, init, uctx, resp);
 	if (err)
 		goto err_free_sq;
 
 	init->cap.max_send_wr = sq_num;
-	init->cap.max_recv_wr = rq_num;
 	init->cap.max_send_sge = SROCE_MAX_SGE;
-	init->cap.max_recv_sge = SROCE_MAX_SGE;
 	init->cap.max_inline_data = SROCE_MAX_INLINE;
 
 	err = sroce_dp_init(qp);
@@ -600,7 +654,7 @@ void sroce_qp_query(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	attr->cap.max_send_wr = qp->sq.num;
 	attr->cap.max_recv_wr = qp->rq.num;
 	attr->cap.max_send_sge = SROCE_MAX_SGE;
-	attr->cap.max_recv_sge = SROCE_MAX_SGE;
+	attr->cap.max_recv_sge = qp->srq ? 0 : SROCE_MAX_SGE;
 	attr->cap.max_inline_data = SROCE_MAX_INLINE;
 
 	memset(init, 0, sizeof(*init));
@@ -608,6 +662,7 @@ void sroce_qp_query(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	init->qp_context = qp->ibqp.qp_context;
 	init->send_cq = &qp->scq->ibcq;
 	init->recv_cq = &qp->rcq->ibcq;
+	init->srq = qp->srq ? &qp->srq->ibsrq : NULL;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = qp->type;

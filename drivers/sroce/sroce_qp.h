@@ -17,6 +17,7 @@
 #include "sroce.h"
 #include "sroce_av.h"
 #include "sroce_queue.h"
+#include "sroce_srq.h"
 #include "sroce_dp.h"
 #include "sroce_cc.h"
 
@@ -34,7 +35,13 @@
  * @type: IB_QPT_RC, IB_QPT_UC, IB_QPT_UD or IB_QPT_GSI
  * @is_user: rings mapped by a user context
  * @sq: send ring (struct sroce_send_wqe slots)
- * @rq: receive ring (struct sroce_recv_wqe slots)
+ * @rq: receive ring (struct sroce_recv_wqe slots); none (zeroed) when the
+ *	QP takes its receive WQEs from @srq
+ * @srq: shared receive queue the QP is attached to (IBTA 10.2.9), or
+ *	NULL; the core holds it (usecnt) as long as the QP exists
+ * @last_wqe: IB_EVENT_QP_LAST_WQE_REACHED was raised since the QP last
+ *	entered the error state (sroce_qp_last_wqe_reached()); cleared when
+ *	it leaves ERR for RESET, under @state_lock
  * @sq_lock: serializes kernel post_send producers
  * @rq_lock: serializes kernel post_recv producers
  * @state_lock: protects @attr and @state; taken by modify/query and by the
@@ -79,6 +86,8 @@ struct sroce_qp {
 	bool sq_sig_all;
 	struct sroce_queue sq;
 	struct sroce_queue rq;
+	struct sroce_srq *srq;
+	bool last_wqe;
 	spinlock_t sq_lock;	/* kernel post_send producers */
 	spinlock_t rq_lock;	/* kernel post_recv producers */
 	spinlock_t state_lock;	/* @state and @attr */
@@ -158,6 +167,7 @@ void sroce_qp_schedule(struct sroce_qp *qp);
 
 /* Move a QP to the error state from the data path (IB_EVENT_QP_FATAL). */
 void sroce_qp_error(struct sroce_qp *qp);
+void sroce_qp_last_wqe_reached(struct sroce_qp *qp);
 
 /* Is an IBTA QP transition allowed with this attribute mask? */
 bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,

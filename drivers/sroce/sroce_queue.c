@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rings shared with the provider (SQ, RQ, CQ), their mmap
- * entries, and the CQ producer.
+ * Rings shared with the provider (SQ, RQ, SRQ, CQ), their mmap
+ * entries, the receive WQE fetch of RQs and SRQs, and the CQ producer.
  *
  * A ring is one virtually contiguous buffer (sroce_ring_alloc(): like
  * vmalloc_user(), but a user ring is charged to the caller's memory
@@ -257,6 +257,43 @@ u32 sroce_queue_used(const struct sroce_queue *q)
 	return used;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_queue_used);
+
+/**
+ * sroce_queue_fetch_recv() - copy the receive WQE at a ring's consumer
+ *	index and check the copy
+ * @q: an RQ or SRQ ring (struct sroce_recv_wqe slots, the kernel consumes)
+ * @wqe: filled with the copy, read from the ring exactly once; every later
+ *	use reads the copy only
+ *
+ * The one place a receive WQE leaves a ring, for RQs and SRQs alike.  Does
+ * not consume the slot.  A producer index more than the ring size ahead
+ * puts the ring in error (SROCE_QUEUE_F_ERROR, which the provider reads).
+ * A copy with more than SROCE_MAX_SGE entries keeps its wr_id (for the
+ * error completion) and gets num_sge 0.
+ * Context: any; the caller serializes the ring's consumers.
+ * Return: WQEs published at the consumer index (>= 1, this one included),
+ * 0 when the ring is empty, -EIO for a hostile producer index, -EBADMSG for
+ * a bad entry count (IBTA 10.8.3.1: the WQE completes in error).
+ */
+int sroce_queue_fetch_recv(struct sroce_queue *q, struct sroce_recv_wqe *wqe)
+{
+	int n = sroce_queue_count(q);
+
+	if (n < 0) {
+		WRITE_ONCE(q->hdr->flags,
+			   READ_ONCE(q->hdr->flags) | SROCE_QUEUE_F_ERROR);
+		return n;
+	}
+	if (!n)
+		return 0;
+	memcpy(wqe, sroce_queue_slot(q, q->kidx), sizeof(*wqe));
+	if (wqe->num_sge > SROCE_MAX_SGE) {
+		wqe->num_sge = 0;
+		return -EBADMSG;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_queue_fetch_recv);
 
 /**
  * sroce_mmap() - map a ring into a process (ib_device_ops.mmap)

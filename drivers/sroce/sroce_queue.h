@@ -46,6 +46,7 @@ int sroce_queue_init(struct sroce_dev *dev, struct sroce_queue *q, u32 num,
 		     struct sroce_mmap_info *mi);
 void sroce_queue_cleanup(struct sroce_queue *q);
 u32 sroce_queue_used(const struct sroce_queue *q);
+int sroce_queue_fetch_recv(struct sroce_queue *q, struct sroce_recv_wqe *wqe);
 
 static inline void *sroce_queue_slot(const struct sroce_queue *q, u32 idx)
 {

@@ -140,6 +140,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_msg_end(qp);
+	resp->msg.srq_held = false;	/* reset discards the QP's WQEs */
 	sroce_resp_out_clear(qp);
 	if (resp->res)
 		memset(resp->res, 0, resp->res_cap * sizeof(*resp->res));
@@ -242,8 +243,31 @@ static void sroce_resp_rq_hostile(struct sroce_qp *qp)
 }
 
 /*
- * Copy the receive WQE at the RQ consumer index and validate the copy.
- * The slot stays unconsumed until the message completes (IBTA 10.8.3).
+ * The one place that chooses where a receive WQE comes from: the QP's RQ
+ * (copied, consumed when its message completes, IBTA 10.8.3) or its SRQ
+ * (copied and consumed at once, since other QPs take from it too, and
+ * held in @msg until its message completes).  Both copy the slot once and
+ * check the copy in sroce_queue_fetch_recv().
+ * Return: as sroce_queue_fetch_recv().
+ */
+static int sroce_resp_fetch_wqe(struct sroce_qp *qp,
+				struct sroce_resp_msg *msg)
+{
+	int n;
+
+	if (!qp->srq)
+		return qp->rq.hdr ? sroce_queue_fetch_recv(&qp->rq, &msg->wqe) : 0;
+	if (msg->srq_held)
+		return 1;
+	n = sroce_srq_take(qp->srq, &msg->wqe);
+	if (n > 0 || n == -EBADMSG)
+		msg->srq_held = true;
+	return n;
+}
+
+/*
+ * Take the receive WQE for the message that starts: a private, checked
+ * copy in @msg->wqe.
  */
 static enum sroce_resp_ret sroce_resp_take_wqe(struct sroce_qp *qp)
 {
@@ -253,20 +277,18 @@ static enum sroce_resp_ret sroce_resp_take_wqe(struct sroce_qp *qp)
 
 	if (msg->have_wqe)
 		return SROCE_RESP_OK;
-	if (!qp->rq.hdr || !qp->rcq)
+	if (!qp->rcq)
 		return SROCE_RESP_RNR;
-	n = sroce_queue_count(&qp->rq);
-	if (n < 0) {
-		sroce_resp_rq_hostile(qp);
+	n = sroce_resp_fetch_wqe(qp, msg);
+	if (n == -EIO) {
+		/* the provider broke the ring; the QP goes to error */
+		sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
 		return SROCE_RESP_NAK_OP;
 	}
 	if (!n)
 		return SROCE_RESP_RNR;
-	memcpy(&msg->wqe, sroce_queue_slot(&qp->rq, qp->rq.kidx),
-	       sizeof(msg->wqe));
 	msg->have_wqe = true;
-	if (msg->wqe.num_sge > SROCE_MAX_SGE) {
-		msg->wqe.num_sge = 0;
+	if (n == -EBADMSG) {
 		sroce_sge_cursor_init(&msg->cur, msg->wqe.sge, 0);
 		sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
 		resp->wc_err = IB_WC_LOC_QP_OP_ERR;
@@ -287,13 +309,20 @@ static void sroce_resp_cqe_init(struct sroce_qp *qp, struct sroce_cqe *cqe,
 }
 
 /*
- * Consume the RQ slot of the current WQE, end the message and post @cqe
+ * Consume the RQ slot of the current WQE (or release the SRQ WQE held),
+ * end the message and post @cqe
  * (IBTA 10.8.3).  Return: 0, or -ENOSPC when the CQ overflowed.
  */
 static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 			   bool solicited)
 {
-	sroce_queue_consume(&qp->rq, 1);
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
+
+	/* an SRQ's WQE left its ring when it was taken */
+	if (msg->srq_held)
+		msg->srq_held = false;
+	else
+		sroce_queue_consume(&qp->rq, 1);
 	sroce_resp_msg_end(qp);
 	return sroce_cq_post(qp->rcq, cqe, solicited) == -ENOSPC ? -ENOSPC : 0;
 }
@@ -1362,13 +1391,32 @@ bool sroce_resp_run(struct sroce_qp *qp)
 	return sroce_resp_push(qp, SROCE_RESP_RUN_BUDGET);
 }
 
+/*
+ * Flush of a QP attached to an SRQ: the WQEs still on the SRQ belong to
+ * the other QPs and stay; only the WQE this QP took and did not complete
+ * is flushed.  Then IB_EVENT_QP_LAST_WQE_REACHED (IBTA 11.6.3.4).
+ */
+static void sroce_resp_flush_srq(struct sroce_qp *qp)
+{
+	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
+	struct sroce_cqe cqe;
+
+	if (msg->srq_held && qp->rcq) {
+		sroce_resp_cqe_init(qp, &cqe, IB_WC_WR_FLUSH_ERR);
+		sroce_resp_post(qp, &cqe, true);
+	}
+	msg->srq_held = false;
+	sroce_qp_last_wqe_reached(qp);
+}
+
 /**
  * sroce_resp_flush() - flush the receive queue of a QP in the error state
  * @qp: queue pair in IB_QPS_ERR
  *
  * Ends the message in progress, drops queued responses and completes
  * every posted receive WQE with IB_WC_WR_FLUSH_ERR, keeping its wr_id,
- * consuming it (IBTA 10.3.1 error state, 11.4.2.1).  Bounded by the ring
+ * consuming it (IBTA 10.3.1 error state, 11.4.2.1); with an SRQ, only the
+ * WQE the QP took from it (sroce_resp_flush_srq()).  Bounded by the ring
  * size: a producer index beyond it marks the ring broken
  * (SROCE_QUEUE_F_ERROR) and flushes nothing.  Does nothing unless the QP
  * is in the error state.
@@ -1389,6 +1437,10 @@ void sroce_resp_flush(struct sroce_qp *qp)
 		return;
 	sroce_resp_msg_end(qp);
 	sroce_resp_out_clear(qp);
+	if (qp->srq) {
+		sroce_resp_flush_srq(qp);
+		return;
+	}
 	if (!qp->rq.hdr || !qp->rcq)
 		return;
 	n = sroce_queue_count(&qp->rq);

@@ -47,6 +47,10 @@ enum sroce_resp_msg_op {
  * @op: SROCE_MSG_NONE between messages
  * @have_wqe: @wqe holds a copy of the receive WQE at the RQ consumer index
  *	(not consumed until the message completes) and @cur is initialised
+ * @srq_held: @wqe is a WQE taken (consumed) from the QP's SRQ whose
+ *	message has not completed: it belongs to this QP now, survives the
+ *	end of a dropped message (the next message uses it) and is flushed
+ *	when the QP enters the error state
  * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
  * @cur: scatter position in @wqe's SGE list (holds an MR reference)
  * @mr: target MR of an RDMA WRITE, with a reference, kept across packets
@@ -57,6 +61,7 @@ enum sroce_resp_msg_op {
 struct sroce_resp_msg {
 	u8 op;
 	bool have_wqe;
+	bool srq_held;
 	u32 len;
 	struct sroce_sge_cursor cur;
 	struct sroce_mr *mr;

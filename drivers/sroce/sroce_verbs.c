@@ -6,7 +6,7 @@
  *
  * Errors follow what rdma-core documents for the verbs: EINVAL for bad
  * attributes or masks, ENOMEM for exhausted resources or full rings,
- * EOPNOTSUPP for features we do not offer (SRQ, XRC, memory windows,
+ * EOPNOTSUPP for features we do not offer (XRC, memory windows,
  * resize_cq, alternate paths), EFAULT when a udata copy fails.
  *
  * Driver data exchanged with the provider (sroce-abi.h): every create verb
@@ -26,6 +26,7 @@
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
+#include "sroce_srq.h"
 #include "sroce_verbs.h"
 
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_RC_RNR_NAK_GEN | \
@@ -77,6 +78,7 @@ static const u32 sroce_res_cap[SROCE_NUM_RES] = {
 	[SROCE_RES_QP] = SROCE_MAX_QP,
 	[SROCE_RES_MR] = SROCE_MAX_MR,
 	[SROCE_RES_AH] = SROCE_MAX_AH,
+	[SROCE_RES_SRQ] = SROCE_MAX_SRQ,
 };
 
 /**
@@ -180,6 +182,9 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_res_rd_atom = attr->max_qp * SROCE_MAX_RD_ATOMIC;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = dev->res[SROCE_RES_AH].max;
+	attr->max_srq = dev->res[SROCE_RES_SRQ].max;
+	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_pkeys = SROCE_PKEY_TBL_LEN;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 	return 0;
@@ -854,7 +859,10 @@ static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->srq || init->xrcd || init->rwq_ind_tbl)
+	if (init->xrcd || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	/* IBTA 10.2.9: RC, UC and UD QPs may take receives from an SRQ */
+	if (init->srq && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -873,8 +881,9 @@ static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
 /**
  * sroce_create_qp() - create a queue pair (ib_device_ops.create_qp)
  * @ibqp: QP the core allocated
- * @init: RC, UC, UD or GSI; no SRQ, XRC or creation flags; capacities up to
- *	the device limits.  @init->cap is updated with the real capacities.
+ * @init: RC, UC, UD or GSI; RC, UC or UD with an SRQ or not; no XRC or
+ *	creation flags; capacities up to the device limits.  @init->cap is
+ *	updated with the real capacities.
  * @udata: user QPs are answered with struct sroce_create_qp_resp (rings)
  *
  * Context: process.
@@ -1238,23 +1247,28 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int sroce_post_one_recv(struct sroce_qp *qp,
-			       const struct ib_recv_wr *wr)
+/*
+ * Write one kernel receive WR into a kernel RQ or SRQ ring, which the
+ * producer lock @lock serializes.  Return: 0, -EINVAL (more than
+ * @max_sge entries, too long), -ENOMEM (ring full).
+ */
+static int sroce_post_one_recv(struct sroce_queue *q, spinlock_t *lock,
+			       const struct ib_recv_wr *wr, u32 max_sge)
 {
 	struct sroce_recv_wqe *wqe;
 	u64 total = 0;
 	int i;
 
-	lockdep_assert_held(&qp->rq_lock);
+	lockdep_assert_held(lock);
 
-	if (wr->num_sge < 0 || wr->num_sge > SROCE_MAX_SGE)
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		total += wr->sg_list[i].length;
 	if (total > SROCE_MAX_MSG_SIZE)
 		return -EINVAL;
 
-	wqe = sroce_queue_producer_slot(&qp->rq);
+	wqe = sroce_queue_producer_slot(q);
 	if (!wqe)
 		return -ENOMEM;
 	memset(wqe, 0, sizeof(*wqe));
@@ -1265,7 +1279,7 @@ static int sroce_post_one_recv(struct sroce_qp *qp,
 		wqe->sge[i].length = wr->sg_list[i].length;
 		wqe->sge[i].lkey = wr->sg_list[i].lkey;
 	}
-	sroce_queue_produce(&qp->rq);
+	sroce_queue_produce(q);
 	return 0;
 }
 
@@ -1276,11 +1290,13 @@ static int sroce_post_one_recv(struct sroce_qp *qp,
  * @wr: list of WRs
  * @bad_wr: set to the first WR not posted
  *
- * User QPs post receives in their mapped ring.  Posting in RESET fails; in
+ * User QPs post receives in their mapped ring; a QP attached to an SRQ
+ * has no receive queue of its own.  Posting in RESET fails; in
  * ERR the WRs are accepted and flushed (SROCE_QPS_POST_RECV, IBTA
  * 10.3.1.1, 10.3.1.7).
  * Context: any (takes qp->rq_lock with irqsave).
- * Return: 0, -EINVAL (bad WR, state, user QP), -ENOMEM (RQ full).
+ * Return: 0, -EINVAL (bad WR, state, user QP, SRQ attached), -ENOMEM (RQ
+ * full).
  */
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
@@ -1290,14 +1306,16 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user || !sroce_qp_state_can(state, SROCE_QPS_POST_RECV)) {
+	if (qp->is_user || qp->srq ||
+	    !sroce_qp_state_can(state, SROCE_QPS_POST_RECV)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(qp, wr);
+		err = sroce_post_one_recv(&qp->rq, &qp->rq_lock, wr,
+					  SROCE_MAX_SGE);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -1307,6 +1325,146 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	if (sroce_post_sees_flush(qp))
 		sroce_qp_schedule(qp);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                               */
+/* ------------------------------------------------------------------ */
+
+/**
+ * sroce_create_srq() - create a shared receive queue
+ *	(ib_device_ops.create_srq)
+ * @ibsrq: SRQ the core allocated
+ * @init: basic SRQ, max_wr up to max_srq_wr, max_sge up to max_srq_sge
+ *	(query_device); updated with the real capacities
+ *	(sroce_srq_init())
+ * @udata: user SRQs are answered with struct sroce_create_srq_resp (the
+ *	ring the provider posts to without entering the kernel)
+ *
+ * Context: process.
+ * Return: 0, -EOPNOTSUPP (not a basic SRQ), -EINVAL (over a limit, no room
+ * for the response), -ENOMEM (also: max_srq reached), -EFAULT.
+ */
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct sroce_dev *dev = to_sroce_dev(ibsrq->device);
+	struct sroce_srq *srq = to_sroce_srq(ibsrq);
+	struct sroce_create_srq_resp resp = {};
+	int err;
+
+	err = sroce_srq_check_init(init);
+	if (err)
+		return err;
+	err = sroce_udata_ok(udata, sizeof(resp));
+	if (err)
+		return err;
+	err = sroce_res_get(dev, SROCE_RES_SRQ);
+	if (err)
+		return err;
+
+	err = sroce_srq_init(dev, srq, init, sroce_udata_uctx(udata),
+			     udata ? &resp : NULL);
+	if (err)
+		goto err_put;
+	if (udata) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			sroce_srq_destroy(srq);
+			goto err_put;
+		}
+	}
+	return 0;
+
+err_put:
+	sroce_res_put(dev, SROCE_RES_SRQ);
+	return err;
+}
+
+/**
+ * sroce_modify_srq() - arm an SRQ's limit (ib_device_ops.modify_srq)
+ * @ibsrq: SRQ
+ * @attr: srq_limit
+ * @mask: IB_SRQ_LIMIT
+ * @udata: user data; we define no driver input
+ *
+ * Context: process.
+ * Return: see sroce_srq_modify().
+ */
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return err;
+	return sroce_srq_modify(to_sroce_srq(ibsrq), attr, mask);
+}
+
+/**
+ * sroce_query_srq() - attributes of an SRQ (ib_device_ops.query_srq)
+ * @ibsrq: SRQ
+ * @attr: filled by sroce_srq_query()
+ *
+ * Context: process.
+ * Return: 0.
+ */
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	sroce_srq_query(to_sroce_srq(ibsrq), attr);
+	return 0;
+}
+
+/**
+ * sroce_destroy_srq() - destroy an SRQ (ib_device_ops.destroy_srq)
+ * @ibsrq: SRQ; the core refuses (-EBUSY) while a QP is attached
+ * @udata: user data
+ *
+ * Context: process.
+ * Return: 0 (never fails).
+ */
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	sroce_srq_destroy(to_sroce_srq(ibsrq));
+	sroce_res_put(to_sroce_dev(ibsrq->device), SROCE_RES_SRQ);
+	return 0;
+}
+
+/**
+ * sroce_post_srq_recv() - post receive WRs to a kernel SRQ
+ *	(ib_device_ops.post_srq_recv)
+ * @ibsrq: SRQ
+ * @wr: list of WRs, each with at most the SRQ's max_sge entries
+ * @bad_wr: set to the first WR not posted
+ *
+ * User SRQs post in their mapped ring.  The WRs go into the ring in order
+ * (sroce_post_one_recv(), as for an RQ); any QP attached takes them.
+ * Context: any (takes srq->prod_lock with irqsave).
+ * Return: 0, -EINVAL (bad WR, user SRQ), -ENOMEM (max_wr WQEs posted).
+ */
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_sroce_srq(ibsrq);
+	unsigned long flags;
+	int err = 0;
+
+	if (srq->is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->prod_lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_recv(&srq->rq, &srq->prod_lock, wr,
+					  srq->max_sge);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&srq->prod_lock, flags);
 	return err;
 }
 

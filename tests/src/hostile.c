@@ -425,7 +425,7 @@ static void t_dereg(const struct cfg *c)
 /* limits: objects up to and past every advertised limit               */
 /* ------------------------------------------------------------------ */
 
-enum { L_PD, L_CQ, L_QP, L_MR, L_AH, L_NUM };
+enum { L_PD, L_CQ, L_QP, L_MR, L_AH, L_SRQ, L_NUM };
 
 struct lim {
 	struct rdev *d;
@@ -441,12 +441,14 @@ static void *lim_create(struct lim *l, int type)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 1, .max_sge = 1 } };
 
 	switch (type) {
 	case L_PD: return ibv_alloc_pd(l->d->ctx);
 	case L_CQ: return ibv_create_cq(l->d->ctx, 1, NULL, NULL, 0);
 	case L_QP: return ibv_create_qp(l->d->pd, &ia);
 	case L_MR: return ibv_reg_mr(l->d->pd, l->buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	case L_SRQ: return ibv_create_srq(l->d->pd, &sa);
 	default:   return ibv_create_ah(l->d->pd, &l->av);
 	}
 }
@@ -458,6 +460,7 @@ static int lim_destroy(int type, void *o)
 	case L_CQ: return ibv_destroy_cq(o);
 	case L_QP: return ibv_destroy_qp(o);
 	case L_MR: return ibv_dereg_mr(o);
+	case L_SRQ: return ibv_destroy_srq(o);
 	default:   return ibv_destroy_ah(o);
 	}
 }
@@ -573,6 +576,7 @@ static void t_limits(const struct cfg *c)
 	lim_one(&l, L_QP, "qp", a->max_qp);
 	lim_one(&l, L_MR, "mr", a->max_mr);
 	lim_one(&l, L_AH, "ah", a->max_ah);
+	lim_one(&l, L_SRQ, "srq", a->max_srq);
 	lim_attrs(&l);
 	ibv_destroy_cq(l.cq);
 }

@@ -30,7 +30,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <infiniband/verbs.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -471,22 +473,352 @@ static int qp_undefined_type(struct t *t, const struct tcase *c)
 	return try_qp(t, (enum ibv_qp_type)0x42, CAP(4, 4, 1, 1, 0));
 }
 
-static int srq_create(struct t *t, const struct tcase *c)
+static struct ibv_sge sge_of(struct t *t, size_t off, uint32_t len);
+
+/* An SRQ of @max_wr WQEs of @max_sge entries; errno on failure. */
+static int try_srq(struct t *t, uint32_t max_wr, uint32_t max_sge,
+		   struct ibv_srq **keep)
 {
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = max_wr, .max_sge = max_sge } };
 	struct ibv_srq *srq;
 
-	(void)c;
-	if (t->dattr.max_srq) {
-		t->skip = "the device offers SRQs (max_srq > 0)";
+	if (!t->dattr.max_srq) {
+		t->skip = "the device offers no SRQ (max_srq 0)";
 		return 0;
 	}
 	errno = 0;
 	srq = ibv_create_srq(t->pd, &sa);
 	if (!srq)
 		return errno ? errno : -1;
-	ibv_destroy_srq(srq);
+	if (keep)
+		*keep = srq;
+	else
+		ibv_destroy_srq(srq);
 	return 0;
+}
+
+static int srq_max_wr(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_srq(t, t->dattr.max_srq_wr + 1, 1, NULL);
+}
+
+static int srq_max_sge(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return try_srq(t, 16, t->dattr.max_srq_sge + 1, NULL);
+}
+
+/* ibv_query_srq reports what ibv_create_srq granted, the limit disarmed. */
+static int srq_good(struct t *t, const struct tcase *c)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 10, .max_sge = 2 } };
+	struct ibv_srq_attr qa;
+	struct ibv_srq *srq;
+	int rc;
+
+	(void)c;
+	if (!t->dattr.max_srq) {
+		t->skip = "the device offers no SRQ (max_srq 0)";
+		return 0;
+	}
+	srq = ibv_create_srq(t->pd, &sa);
+	if (!srq)
+		return errno;
+	rc = ibv_query_srq(srq, &qa);
+	if (!rc && (sa.attr.max_wr < 10 || sa.attr.max_sge < 2 ||
+		    qa.max_wr != sa.attr.max_wr || qa.max_sge != sa.attr.max_sge ||
+		    qa.srq_limit))
+		whyf(t, "created max_wr %u max_sge %u, queried %u %u limit %u",
+		     sa.attr.max_wr, sa.attr.max_sge, qa.max_wr, qa.max_sge, qa.srq_limit);
+	snprintf(t->detail, sizeof(t->detail), "max_wr %u max_sge %u",
+		 qa.max_wr, qa.max_sge);
+	ibv_destroy_srq(srq);
+	return rc;
+}
+
+/* Posts @n receives of @nsge entries; the errno of the first refused. */
+static int srq_post(struct t *t, struct ibv_srq *srq, uint32_t n, int nsge)
+{
+	struct ibv_sge sg[2] = { sge_of(t, 0, 64), sge_of(t, 64, 64) };
+	struct ibv_recv_wr wr = { .sg_list = sg, .num_sge = nsge }, *bad = NULL;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		wr.wr_id = i;
+		rc = ibv_post_srq_recv(srq, &wr, &bad);
+		if (rc) {
+			if (bad != &wr)
+				whyf(t, "bad_wr not set to the refused WR");
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int srq_overflow(struct t *t, const struct tcase *c)
+{
+	struct ibv_srq *srq = NULL;
+	struct ibv_srq_attr qa;
+	int rc;
+
+	(void)c;
+	rc = try_srq(t, 16, 1, &srq);
+	if (rc || !srq)
+		return rc ? rc : 0;
+	rc = ibv_query_srq(srq, &qa);
+	if (!rc)
+		rc = srq_post(t, srq, qa.max_wr, 1);
+	if (rc)
+		whyf(t, "posting max_wr (%u) WQEs failed: %s", qa.max_wr, errname(rc));
+	else
+		rc = srq_post(t, srq, 1, 1);
+	ibv_destroy_srq(srq);
+	return rc;
+}
+
+static int srq_too_many_sge(struct t *t, const struct tcase *c)
+{
+	struct ibv_srq *srq = NULL;
+	int rc;
+
+	(void)c;
+	rc = try_srq(t, 16, 1, &srq);
+	if (rc || !srq)
+		return rc ? rc : 0;
+	rc = srq_post(t, srq, 1, 2);
+	ibv_destroy_srq(srq);
+	return rc;
+}
+
+static int srq_modify(struct t *t, int mask, int above)
+{
+	struct ibv_srq *srq = NULL;
+	struct ibv_srq_attr qa, ma = {};
+	int rc;
+
+	rc = try_srq(t, 16, 1, &srq);
+	if (rc || !srq)
+		return rc ? rc : 0;
+	rc = ibv_query_srq(srq, &qa);
+	ma.max_wr = qa.max_wr * 2;
+	ma.srq_limit = qa.max_wr + above;
+	if (!rc)
+		rc = ibv_modify_srq(srq, &ma, mask);
+	ibv_destroy_srq(srq);
+	return rc;
+}
+
+static int srq_limit_above(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return srq_modify(t, IBV_SRQ_LIMIT, 1);
+}
+
+static int srq_limit_max_wr(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return srq_modify(t, IBV_SRQ_LIMIT, 0);
+}
+
+static int srq_resize(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return srq_modify(t, IBV_SRQ_MAX_WR, 0);
+}
+
+static struct ibv_qp *srq_qp(struct t *t, struct ibv_srq *srq,
+			     enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = t->cq, .recv_cq = t->cq, .srq = srq, .qp_type = type,
+		.cap = CAP(4, 0, 1, 0, 0),
+	};
+
+	return ibv_create_qp(t->pd, &ia);
+}
+
+/* The SRQ stays while a QP is attached; fine once the QP is gone. */
+static int srq_destroy_attached(struct t *t, const struct tcase *c)
+{
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *qp;
+	int rc;
+
+	(void)c;
+	rc = try_srq(t, 16, 1, &srq);
+	if (rc || !srq)
+		return rc ? rc : 0;
+	qp = srq_qp(t, srq, IBV_QPT_RC);
+	if (!qp) {
+		rc = errno;
+		whyf(t, "create_qp with the SRQ: %s", errname(rc));
+		ibv_destroy_srq(srq);
+		return rc;
+	}
+	rc = ibv_destroy_srq(srq);
+	if (!rc)
+		return whyf(t, "SRQ destroyed under its QP"), 0;
+	if (ibv_destroy_qp(qp) || ibv_destroy_srq(srq))
+		whyf(t, "destroy after the QP went: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * Affiliated events of @type for the QP or SRQ @obj on the device under
+ * test within @ms (all of @ms unless @enough came earlier); other events
+ * are acked and skipped.
+ */
+static int async_events(struct t *t, enum ibv_event_type type, void *obj,
+			int ms, int enough)
+{
+	struct pollfd pfd = { .fd = t->ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int fl, got = 0;
+	uint64_t end;
+
+	fl = fcntl(pfd.fd, F_GETFL);
+	fcntl(pfd.fd, F_SETFL, fl | O_NONBLOCK);
+	for (end = now_ms() + (uint64_t)ms; got < enough && now_ms() < end;) {
+		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(t->ctx, &ev))
+			continue;
+		if (ev.event_type == type &&
+		    (ev.element.qp == obj || ev.element.srq == obj))
+			got++;
+		ibv_ack_async_event(&ev);
+	}
+	fcntl(pfd.fd, F_SETFL, fl);
+	return got;
+}
+
+/*
+ * IBTA 11.6.3.4: an SRQ-attached QP moved to the error state raises
+ * IBV_EVENT_QP_LAST_WQE_REACHED.
+ */
+static int srq_last_wqe(struct t *t, const struct tcase *c)
+{
+	struct ibv_qp_attr init = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = UD_QKEY,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *qp;
+	int rc;
+
+	(void)c;
+	rc = try_srq(t, 16, 1, &srq);
+	if (rc || !srq)
+		return rc ? rc : 0;
+	qp = srq_qp(t, srq, IBV_QPT_UD);
+	if (!qp) {
+		rc = errno;
+		goto out;
+	}
+	rc = ibv_modify_qp(qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_QKEY);
+	if (!rc)
+		rc = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	if (rc)
+		goto out;
+	if (async_events(t, IBV_EVENT_QP_LAST_WQE_REACHED, qp, 2000, 1) != 1)
+		whyf(t, "no IBV_EVENT_QP_LAST_WQE_REACHED within 2 s");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	ibv_destroy_srq(srq);
+	return rc;
+}
+
+static int rc_up(struct t *t, struct ibv_qp *x, struct ibv_qp *y, int peer);
+static struct ibv_qp *rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
+
+/* Sends @n messages of @len bytes from the peer's @y, each signaled. */
+static int peer_sends(struct t *t, struct ibv_qp *y, struct ibv_cq *cq,
+		      int n, uint32_t len)
+{
+	struct ibv_sge ss = { (uintptr_t)t->buf1, len, t->mr1->lkey };
+	struct ibv_send_wr swr = {
+		.sg_list = &ss, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		swr.wr_id = 950 + (uint64_t)i;
+		rc = ibv_post_send(y, &swr, &sbad);
+		if (rc)
+			return rc;
+		if (expect_cqe(t, cq, swr.wr_id, IBV_WC_SEND, "peer's send") < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Data over an RC QP that takes its receives from an SRQ: the WQEs are
+ * taken in order and an armed limit raises IBV_EVENT_SRQ_LIMIT_REACHED
+ * once, then reads 0 (IBTA 10.2.9, man ibv_modify_srq(3)).
+ */
+static int srq_limit_traffic(struct t *t, const struct tcase *c)
+{
+	struct ibv_cq *cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	struct ibv_cq *cq1 = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	struct ibv_srq_attr la = { .srq_limit = 3 }, qa;
+	struct ibv_qp *x = NULL, *y = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_sge sg;
+	struct ibv_recv_wr wr = { .sg_list = &sg, .num_sge = 1 }, *bad;
+	struct ibv_qp_init_attr ia = { .qp_type = IBV_QPT_RC, .cap = CAP(4, 0, 1, 0, 0) };
+	int rc, i, len;
+
+	(void)c;
+	rc = try_srq(t, 8, 1, &srq);
+	if (rc || !srq || !cq || !cq1)
+		goto out;
+	ia.recv_cq = ia.send_cq = cq;
+	ia.srq = srq;
+	x = ibv_create_qp(t->pd, &ia);
+	y = rc_qp(t->pd1, cq1);
+	if (!x || !y || rc_up(t, x, y, 0) || rc_up(t, y, x, 1)) {
+		rc = x && y ? 0 : errno;
+		goto out;
+	}
+	for (i = 0; i < 4 && !rc; i++) {
+		sg = sge_of(t, 16384 + (size_t)i * 1024, 1024);
+		wr.wr_id = 900 + (uint64_t)i;
+		rc = ibv_post_srq_recv(srq, &wr, &bad);
+	}
+	if (!rc)
+		rc = ibv_modify_srq(srq, &la, IBV_SRQ_LIMIT);
+	if (!rc)
+		rc = peer_sends(t, y, cq1, 2, 100);
+	if (rc)
+		goto out;
+	for (i = 0; i < 2; i++) {
+		len = expect_cqe(t, cq, 900 + (uint64_t)i, IBV_WC_RECV, "receive from the SRQ");
+		if (len >= 0 && (len != 100 || memcmp(t->buf1, t->buf + 16384 + i * 1024, 100)))
+			whyf(t, "receive %d: %d bytes, or other bytes than sent", i, len);
+	}
+	i = async_events(t, IBV_EVENT_SRQ_LIMIT_REACHED, srq, 1000, 2);
+	if (i != 1)
+		whyf(t, "%d IBV_EVENT_SRQ_LIMIT_REACHED events, expected 1", i);
+	rc = ibv_query_srq(srq, &qa);
+	if (!rc && qa.srq_limit)
+		whyf(t, "srq_limit %u after the event, expected 0 (disarmed)", qa.srq_limit);
+	snprintf(t->detail, sizeof(t->detail), "2 receives, %d limit event", i);
+out:
+	if (x)
+		ibv_destroy_qp(x);
+	if (y)
+		ibv_destroy_qp(y);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (cq1)
+		ibv_destroy_cq(cq1);
+	return rc;
 }
 
 static int mw_alloc(struct t *t, const struct tcase *c)
@@ -2169,8 +2501,28 @@ static const struct tcase cases[] = {
 	  .src = "rxe_qp_chk_init: types other than RC/UC/UD/GSI (the device has no raw Ethernet QPs)" },
 	{ .name = "create_qp/undefined-type", .run = qp_undefined_type, .expect = X(EOPNOTSUPP, EINVAL),
 	  .src = "rxe_qp_chk_init EOPNOTSUPP; providers that validate the type first say EINVAL" },
-	{ .name = "create_srq/unsupported", .run = srq_create, .expect = X(EOPNOTSUPP),
-	  .src = "max_srq 0 (man ibv_query_device(3)); libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
+	{ .name = "create_srq/max_wr-above-max_srq_wr", .run = srq_max_wr, .expect = X(EINVAL),
+	  .src = "man ibv_create_srq(3), ibv_query_device(3) max_srq_wr; rxe_srq_chk_init" },
+	{ .name = "create_srq/max_sge-above-max_srq_sge", .run = srq_max_sge, .expect = X(EINVAL),
+	  .src = "man ibv_query_device(3) max_srq_sge; rxe_srq_chk_init" },
+	{ .name = "create_srq/good", .run = srq_good, .expect = X(0),
+	  .src = "man ibv_create_srq(3): max_wr/max_sge updated to what was granted; man ibv_query_srq(3): limit 0 = disarmed" },
+	{ .name = "post_srq_recv/above-max_wr", .run = srq_overflow, .expect = X(ENOMEM),
+	  .src = "man ibv_post_srq_recv(3); mlx5/rxe: a full SRQ refuses with ENOMEM" },
+	{ .name = "post_srq_recv/too-many-sge", .run = srq_too_many_sge, .expect = X(EINVAL),
+	  .src = "man ibv_post_srq_recv(3); rxe post_one_recv: num_sge above max_sge" },
+	{ .name = "modify_srq/limit-above-max_wr", .run = srq_limit_above, .expect = X(EINVAL),
+	  .src = "man ibv_modify_srq(3); rxe_srq_chk_attr: srq_limit above max_wr" },
+	{ .name = "modify_srq/limit-max_wr", .run = srq_limit_max_wr, .expect = X(0),
+	  .src = "man ibv_modify_srq(3): a limit up to max_wr arms the SRQ" },
+	{ .name = "modify_srq/resize", .run = srq_resize, .expect = X(EINVAL, EOPNOTSUPP),
+	  .src = "man ibv_modify_srq(3): resizing is optional; mlx5_ib_modify_srq EINVAL" },
+	{ .name = "destroy_srq/qp-attached", .run = srq_destroy_attached, .expect = X(EBUSY),
+	  .src = "ib_core ib_destroy_srq_user: usecnt, EBUSY" },
+	{ .name = "srq/last-wqe-reached", .run = srq_last_wqe, .expect = X(0),
+	  .src = "IBTA 11.6.3.4: QP with an SRQ in the error state; rxe/mlx5 raise it" },
+	{ .name = "srq/rc-data-and-limit-event", .run = srq_limit_traffic, .expect = X(0),
+	  .src = "IBTA 10.2.9; man ibv_modify_srq(3): below the armed limit, one event, then disarmed" },
 	{ .name = "alloc_mw/unsupported", .run = mw_alloc, .expect = X(EOPNOTSUPP),
 	  .src = "max_mw 0; libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
 

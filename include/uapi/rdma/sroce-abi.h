@@ -3,7 +3,7 @@
  * sroce-abi.h - the ABI between the sroce kernel module and its rdma-core
  * provider (libsroce-rdmav34.so).
  *
- * Queues (SQ, RQ, CQ) are rings the kernel allocates with vmalloc_user() and
+ * Queues (SQ, RQ, SRQ, CQ) are rings the kernel allocates with vmalloc_user() and
  * the provider maps with mmap(MAP_SHARED) at the offset the create response
  * returns.  A ring buffer starts with struct sroce_queue_hdr (producer and
  * consumer indices on separate cache lines) followed by @num_slots slots of a
@@ -17,6 +17,11 @@
  *   SQ: provider produces WQEs, kernel consumes; the consumer index advances
  *       when the WQE has completed, so a slot may be reused only then.
  *   RQ: provider produces WQEs, kernel consumes.
+ *   SRQ: provider produces WQEs (struct sroce_recv_wqe), kernel consumes
+ *       for every QP attached to it; the consumer index advances as soon
+ *       as a QP takes a WQE (the first packet of a message), so a slot may
+ *       be reused before its message completes.  No doorbell: the provider
+ *       never enters the kernel to post to an SRQ.
  *   CQ: kernel produces CQEs, provider consumes.
  *
  * Values stored in WQEs and CQEs are the userspace (ibv_*) values: opcodes are
@@ -340,6 +345,17 @@ struct sroce_resize_cq_resp {
 struct sroce_create_qp_resp {
 	struct sroce_mmap_info sq_mi;
 	struct sroce_mmap_info rq_mi;
+};
+
+/**
+ * struct sroce_create_srq_resp - driver data of the create_srq response
+ * @mi: the SRQ ring of struct sroce_recv_wqe slots.  The provider may keep
+ *	at most max_wr (as the core response returns it, the ring size) WQEs
+ *	outstanding and at most max_sge entries per WQE; the kernel copies
+ *	each WQE once when a QP takes it and checks the copy (IBTA 10.2.9).
+ */
+struct sroce_create_srq_resp {
+	struct sroce_mmap_info mi;
 };
 
 /**

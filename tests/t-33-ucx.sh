@@ -1,0 +1,46 @@
+#!/bin/bash
+# t-33-ucx: UCX's rc_verbs transport over sroce (RC QPs whose receives
+# come from an SRQ, posted by the provider without entering the kernel):
+# ucx_perftest UCT put_bw and get (zero copy) and am_lat.  ucx_perftest
+# runs a UCT test on the device the client names on both sides, so the
+# two processes share sroce0 (netns A, to its own address).  Prints the
+# figures (Final: iterations, then latency, bandwidth MB/s and message
+# rate, each typical/average/overall).
+cd "$(dirname "$0")" && source ./lib.sh
+
+require_sroce t-33/modprobe-sroce && require_provider t-33/provider || exit 1
+if ! command -v ucx_perftest >/dev/null; then
+	skip t-33/ucx "ucx_perftest not in the guest (ucx-utils)"
+	exit 0
+fi
+if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1); then
+	fail t-33/setup "$out"
+	exit 1
+fi
+ga=$(gid_index sroce0 "$A_IP4" 2>&1) || { fail t-33/setup "$ga"; exit 1; }
+pass t-33/setup
+
+# ucx_run NAME SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SRV_IP ARGS...
+ucx_run() {
+	local name=$1 sns=$2 sdev=$3 sgid=$4 cns=$5 cdev=$6 cgid=$7 sip=$8
+	shift 8
+	local port=$PERF_PORT
+	PERF_PORT=$((PERF_PORT + 1))
+	local common=(UCX_TLS=${UCX_TLS:-rc_verbs} UCX_WARN_UNUSED_ENV_VARS=n)
+	if pair_exec "$name" "$sns" "$cns" "$port" \
+		env "${common[@]}" UCX_NET_DEVICES="$sdev:1" UCX_IB_GID_INDEX="$sgid" ucx_perftest -p "$port" -- \
+		env "${common[@]}" UCX_NET_DEVICES="$cdev:1" UCX_IB_GID_INDEX="$cgid" ucx_perftest "$sip" -p "$port" "$@" &&
+		grep -q '^Final:' "$PAIR_CLOG"; then
+		pass "$name" "$(grep -m1 '^Final:' "$PAIR_CLOG" | tr -s ' ')"
+	else
+		fail "$name" "${PAIR_WHY:-no Final: line}"
+		[[ $PAIR_WHY == "not run"* ]] || pair_logs
+	fi
+	[[ -n $PERF_SHOW ]] && cat "$PAIR_CLOG"
+}
+
+aa=(A sroce0 "$ga" A sroce0 "$ga" "$A_IP4")
+ucx_run t-33/uct/put_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t put_bw -D zcopy -s 65536 -n 500
+ucx_run t-33/uct/get_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t get -D zcopy -s 65536 -n 500
+ucx_run t-33/uct/am_lat-s8 "${aa[@]}" -x rc_verbs -d sroce0:1 -t am_lat -s 8 -n 200
+dmesg_clean t-33/dmesg
