@@ -35,6 +35,7 @@
 cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
 SCENARIOS=${BENCH_CC_SCENARIOS:-dcqcn ecn-off rp-off default 2x-dcqcn 2x-ecn-off 2x-rxe}
+export CC_SERIES=1   # cc-lib.sh samples each run's time series
 REPS=${BENCH_CC_REPS:-1}
 export CC_SECS=${CC_SECS:-12}
 ROWS=()
@@ -99,6 +100,8 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		else
 			failures=$((failures + 1))
 		fi
+		# the time series, to the log, for scripts/bench's plots
+		[[ -s $(lf "$tag").series ]] && sed "s|^|\| series $s-$rep |" "$(lf "$tag").series"
 	done
 done
 reset_state

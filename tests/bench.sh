@@ -31,7 +31,8 @@
 # BENCH_REPS (3), BENCH_DURATION (5), BENCH_MARGIN (1), BENCH_LAT_ITERS (2000),
 # BENCH_QPS (100, for the per-QP memory), BENCH_RETRIES (4), BENCH_TSC_CLOCK
 # (1; 0: no /add/tscclock.so), BENCH_SCENARIOS ("base"; "congestion": see
-# the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel),
+# the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel;
+# "sweep": bandwidth and latency over message sizes, see scenario_sweep),
 # BENCH_FIO_RUNTIME (10 s per fio job).
 cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
 
@@ -97,6 +98,13 @@ perf_value() {
 		END { if (v ~ /^[0-9.]+$/ && v > 0) print v; else exit 1 }' "$1"
 }
 
+# perf_rows LOG KIND: "SIZE VALUE" for every result row of a perftest client
+# log (an -a sweep has one per message size), values as perf_value's.
+perf_rows() {
+	awk -v k="$2" '$1 ~ /^[0-9]+$/ && NF >= 5 { v = (k == "lat") ? $5 : $4
+		if (v ~ /^[0-9.]+$/ && v > 0) print $1, v }' "$1"
+}
+
 # bench_run ROW KIND WHICH SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP PROG ARGS...
 # One perftest pair (lib.sh's pair_exec), its value appended to $RESULTS as
 # "ROW WHICH VALUE"; the raw client output, the hw counters that moved and the
@@ -130,6 +138,7 @@ bench_run() {
 		echo "| counters: $(counters_delta "$c0" "$c1")"
 		if ((rc == 0)) && val=$(perf_value "$PAIR_CLOG" "$kind"); then
 			echo "$row $which $val" >>"$RESULTS"
+			[[ -z ${SWEEP_OUT:-} ]] || perf_rows "$PAIR_CLOG" "$kind" | sed "s|^|$row $which |" >>"$SWEEP_OUT"
 			note "$row $which: $val $([[ $kind == lat ]] && echo us || echo Gb/s)"
 			return 0
 		fi
@@ -273,6 +282,35 @@ scenario_congestion() {
 		failures=$((failures + 1))
 	fi
 	reset_state
+}
+
+# scenario_sweep: ib_write_bw and ib_write_lat over every message size
+# (perftest -a, 2 B .. 8 MiB) on sroce and rxe at the first MTU of
+# BENCH_MTUS; prints "bench: sweep ROW WHICH SIZE VALUE" lines (Gb/s or
+# us), which scripts/bench plots.
+scenario_sweep() {
+	local mtu=${BENCH_MTUS%% *} prog which kind out
+	local PAIR_TIMEOUT=${BENCH_SWEEP_TIMEOUT:-600}   # 2 B .. 8 MiB under TCG
+	export SWEEP_OUT=$LOG_DIR/sweep
+	: >"$SWEEP_OUT"
+	if ! out=$(setup_both "$mtu" 2>&1); then
+		note "FAILED sweep setup at MTU $mtu: $out"
+		failures=$((failures + 1))
+		return 1
+	fi
+	for prog in ${BENCH_SWEEP_TESTS:-ib_write_bw ib_write_lat}; do
+		kind=bw
+		[[ $prog == *_lat ]] && kind=lat
+		for which in sroce rxe; do
+			if [[ $which == sroce ]]; then
+				bench_run "mtu$mtu/$prog-sweep" "$kind" sroce "${SROCE_SIDE[@]}" "$prog" -a -n "${BENCH_SWEEP_ITERS:-20}"
+			else
+				bench_run "mtu$mtu/$prog-sweep" "$kind" rxe "${RXE_SIDE[@]}" "$prog" -a -n "${BENCH_SWEEP_ITERS:-20}"
+			fi
+		done
+	done
+	sed 's/^/bench: sweep /' "$SWEEP_OUT"
+	unset SWEEP_OUT
 }
 
 # fio_value DEV NAME RW BS QD FIELD: one time-based fio job on DEV (libaio,

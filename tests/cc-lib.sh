@@ -315,16 +315,46 @@ rates_start() {
 	(while :; do qp_cc "$1" >>"$2"; sleep 0.2; done) &
 	RATES_PID=$!
 }
-rates_stop() { kill "$RATES_PID" 2>/dev/null; wait "$RATES_PID" 2>/dev/null; }
+rates_stop() { kill "$RATES_PID" 2>/dev/null; wait "$RATES_PID" 2>/dev/null; series_stop; }
+
+# series_start OUT SENDER RECEIVER...: only when CC_SERIES is set (the
+# benchmark's plots; the timed tests leave it unset): sample every 0.2 s
+# into OUT, with the ms since the start, "T queue PACKETS" (the bottleneck's
+# backlog), "T rx-DEV PACKETS" (each receiver's new in-order packets, a
+# running count) and "T qpLQPN MBPS" (each sender QP's DCQCN rate, sroce).
+# rates_stop ends it.
+SERIES_PID=
+series_start() {
+	[[ -n ${CC_SERIES:-} ]] || return 0
+	local out=$1 snd=$2 d
+	shift 2
+	: >"$out"
+	(t0=${EPOCHREALTIME/./}
+	while :; do
+		t=$(((${EPOCHREALTIME/./} - t0) / 1000))
+		echo "$t queue $(qdisc_backlog)"
+		for d in "$@"; do echo "$t rx-$d $(rx_new "$d")"; done
+		qp_cc "$snd" | awk -v t="$t" '{ print t, "qp" $1, $2 }'
+		sleep 0.2
+	done >>"$out") &
+	SERIES_PID=$!
+}
+series_stop() {
+	[[ -n $SERIES_PID ]] || return 0
+	kill "$SERIES_PID" 2>/dev/null; wait "$SERIES_PID" 2>/dev/null
+	SERIES_PID=
+}
+
+# qdisc_backlog: packets queued at the bottleneck now.
+qdisc_backlog() {
+	in_ns "$CC_BN_NS" tc -s qdisc show dev "$CC_BN_DEV" | awk '/backlog/ { sub(/p$/, "", $3); print $3; exit }'
+}
 
 # qlen_start OUT / qlen_stop: sample the packets queued at the bottleneck
 # every 0.2 s in the background into OUT, one number per line.
 qlen_start() {
 	: >"$1"
-	(while :; do
-		in_ns "$CC_BN_NS" tc -s qdisc show dev "$CC_BN_DEV" | awk '/backlog/ { sub(/p$/, "", $3); print $3; exit }' >>"$1"
-		sleep 0.2
-	done) &
+	(while :; do qdisc_backlog >>"$1"; sleep 0.2; done) &
 	QLEN_PID=$!
 }
 qlen_stop() { kill "$QLEN_PID" 2>/dev/null; wait "$QLEN_PID" 2>/dev/null; }
@@ -374,6 +404,7 @@ flow_run() {
 	bottleneck "${CC_RATE:-20}" step || { fail "$tag/setup" "tc tbf/fq_codel failed"; return 1; }
 	snap "$tag" sroce0 sroce1
 	rates_start sroce0 "$(lf "$tag").rates"
+	series_start "$(lf "$tag").series" sroce0 sroce1
 	if bw_start "$tag" B sroce1 "$CC_B_IP4" A sroce0 "$CC_A_IP4" -s 65536 -D "$secs" -u 18; then
 		sleep 4; rx_mark sroce1; link_mark; qlen_start "$(lf "$tag").qlen"
 		sleep $((secs - 6)); GPK=$(rx_kbps sroce1 $CC_PAY) LINK=$(link_mbps)
@@ -419,6 +450,7 @@ flows2_run() {
 	snap "$t" "$dev" sroce1 sroce2
 	rx1=$(rx_new sroce1) rx2=$(rx_new sroce2)
 	rates_start "$dev" "$(lf "$t").rates"
+	series_start "$(lf "$t").series" "$dev" sroce1 sroce2
 	bw_server "$t-1" B sroce1 "$CC_B_IP4" "${a[@]}" -D $((secs + st)) &&
 	bw_server "$t-2" C sroce2 "$CC_C_IP4" "${a[@]}" -D "$secs" &&
 	bw_client "$t-1" "$ns" "$dev" "$CC_B_IP4" "$ip" "${a[@]}" -D $((secs + st)) &&
