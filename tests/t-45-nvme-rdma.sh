@@ -16,41 +16,16 @@
 #   - `rdma link delete` with a session connected and I/O running: the
 #     host's controller goes away (device removal), the command and fio
 #     return, nothing hangs (scripts/vm checks dmesg for splats)
-cd "$(dirname "$0")" && source ./lib.sh
+cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
 
 NQN=nqn.2026-12.org.sroce:t45
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5ec0e000-0000-4000-8000-000000000045
 HOSTID=5ec0e000-0000-4000-8000-000000000045
 ADDR=198.18.1.1
-CFG=/sys/kernel/config/nvmet
+NVME_NQN=$NQN   # ulp-lib.sh nvmet_up/nvmet_down
 CYCLES=${T45_CYCLES:-50}
 CYCLE_SECS=${T45_CYCLE_SECS:-300}
 t0=$SECONDS
-
-# nvmet configfs: subsystem, namespace 1 on /dev/ram0, RDMA port 1.
-target_up() {
-	mkdir "$CFG/subsystems/$NQN" &&
-	echo 1 >"$CFG/subsystems/$NQN/attr_allow_any_host" &&
-	mkdir "$CFG/subsystems/$NQN/namespaces/1" &&
-	echo /dev/ram0 >"$CFG/subsystems/$NQN/namespaces/1/device_path" &&
-	echo 1 >"$CFG/subsystems/$NQN/namespaces/1/enable" &&
-	mkdir "$CFG/ports/1" &&
-	echo rdma >"$CFG/ports/1/addr_trtype" &&
-	echo ipv4 >"$CFG/ports/1/addr_adrfam" &&
-	echo "$ADDR" >"$CFG/ports/1/addr_traddr" &&
-	echo 4420 >"$CFG/ports/1/addr_trsvcid" &&
-	ln -s "$CFG/subsystems/$NQN" "$CFG/ports/1/subsystems/$NQN"
-}
-
-target_down() {
-	rm -f "$CFG/ports/1/subsystems/$NQN" 2>/dev/null
-	rmdir "$CFG/ports/1" 2>/dev/null
-	[[ -d $CFG/subsystems/$NQN/namespaces/1 ]] &&
-		echo 0 >"$CFG/subsystems/$NQN/namespaces/1/enable" 2>/dev/null
-	rmdir "$CFG/subsystems/$NQN/namespaces/1" 2>/dev/null
-	rmdir "$CFG/subsystems/$NQN" 2>/dev/null
-	return 0
-}
 
 # The host controller connected to $NQN (nvmeN), if any.
 host_ctrl() {
@@ -126,9 +101,9 @@ require_sroce t-45/modprobe-sroce || exit 1
 [[ -b /dev/ram0 ]] || "$MODPROBE" brd rd_nr=1 rd_size=131072
 if ! out=$( { "$IP" link add vethR type veth peer name vethRB &&
 	ns_link - vethR "$ADDR" 2001:db8:1::1 1500 && "$IP" link set vethRB up &&
-	sroce_bind sroce9 vethR && [[ -b /dev/ram0 ]] && target_up; } 2>&1); then
+	sroce_bind sroce9 vethR && [[ -b /dev/ram0 ]] && nvmet_up "$ADDR"; } 2>&1); then
 	fail t-45/setup "$out"
-	target_down
+	nvmet_down
 	exit 1
 fi
 pass t-45/setup
@@ -203,7 +178,7 @@ if connect >/tmp/t45.msg 2>&1; then
 else
 	fail t-45/connect-3 "$(cat /tmp/t45.msg)"
 fi
-target_down
+nvmet_down
 if dmesg | tail -n +"$((dmesg_before + 1))" | grep -qE 'WARNING|BUG|Call Trace|hung_task'; then
 	fail t-45/dmesg "$(dmesg | tail -n +"$((dmesg_before + 1))" | grep -E -m5 'WARNING|BUG|Call Trace|hung')"
 else
