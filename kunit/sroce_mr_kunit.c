@@ -78,6 +78,45 @@ static void sroce_mr_key_test(struct kunit *test)
 }
 
 /* Lookup by lkey and rkey; wrong key byte, index or a hostile key miss. */
+/*
+ * ibv_rereg_mr() keeps the keys: after sroce_mr_rereg_swap() a lookup of
+ * the old MR's key finds the successor, never the old MR, and the
+ * successor's own provisional key is gone.
+ */
+static void sroce_mr_rereg_swap_test(struct kunit *test)
+{
+	struct sroce_dev *dev = sroce_mr_test_dev(test);
+	struct sroce_pd pd = {};
+	struct sroce_mr *old, *mr, *found;
+	u32 key, own;
+
+	old = sroce_mr_test_dma(test, dev, &pd, IB_ACCESS_LOCAL_WRITE);
+	mr = sroce_mr_test_dma(test, dev, &pd, IB_ACCESS_LOCAL_WRITE |
+			       IB_ACCESS_REMOTE_WRITE);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	key = old->ibmr.lkey;
+	own = mr->ibmr.lkey;
+
+	sroce_mr_rereg_swap(old, mr);
+	KUNIT_EXPECT_EQ(test, mr->ibmr.lkey, key);
+	KUNIT_EXPECT_EQ(test, mr->ibmr.rkey, key);
+	KUNIT_EXPECT_FALSE(test, old->valid);
+	found = sroce_mr_lookup(dev, key, true);
+	KUNIT_EXPECT_PTR_EQ(test, found, mr);
+	if (found)
+		sroce_mr_put(found);
+	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, own, false));
+
+	sroce_mr_destroy(old);	/* leaves the slot to its successor */
+	found = sroce_mr_lookup(dev, key, false);
+	KUNIT_EXPECT_PTR_EQ(test, found, mr);
+	if (found)
+		sroce_mr_put(found);
+	sroce_mr_destroy(mr);
+	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(dev, key, false));
+}
+
 static void sroce_mr_lookup_test(struct kunit *test)
 {
 	struct sroce_dev *dev = sroce_mr_test_dev(test);
@@ -742,6 +781,7 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_key_test),
 	KUNIT_CASE_PARAM(sroce_mr_rereg_attrs_test, sroce_mr_rereg_gen_params),
 	KUNIT_CASE(sroce_mr_lookup_test),
+	KUNIT_CASE(sroce_mr_rereg_swap_test),
 	KUNIT_CASE(sroce_mr_stale_key_test),
 	KUNIT_CASE(sroce_mr_register_access_test),
 	KUNIT_CASE_PARAM(sroce_mr_check_test, sroce_mr_check_gen_params),

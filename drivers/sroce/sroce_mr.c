@@ -439,6 +439,7 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	WRITE_ONCE(mr->key, key);	/* the key lookups compare */
 	/* Replaces @old in its slot: no allocation, cannot fail. */
 	xa_store(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT, mr, GFP_KERNEL);
 	WRITE_ONCE(old->valid, false);
