@@ -2,6 +2,8 @@
 # drivers/sroce/Kbuild, the provider's in userspace/Makefile).
 #
 #   make [W=1] [KDIR=...]  build drivers/sroce/sroce.ko, userspace/ and tests/bin/
+#   make KVER=6.12.95+deb12-amd64 [vmtest]  the same against Debian 13's 6.12
+#                          (bookworm-backports; scripts/deps --kver KVER)
 #   make install           module to /lib/modules/$(KVER)/extra + depmod,
 #                          provider + sroce.driver for libibverbs
 #   make deb               sroce-dkms and sroce-provider .debs in .deb-build/
@@ -13,7 +15,8 @@
 #   make check [W=]        deps, all (W=1 by default), the VM suite on
 #                          Debian's kernel, then the debug kernel: KUnit on
 #                          it and $(DEBUG_TESTS) in its VM; ends with one
-#                          line "N passed, N failed" (CI runs this)
+#                          line "N passed, N failed" (CI runs this);
+#                          then the same on $(CHECK_KVER) as check-kver
 #   make check-stock       deps, all, kunit, vmtest, vmtest-pair (Debian's
 #                          kernel only)
 #   make vmtest-pair       NVMe and NFS over RDMA between two VMs, sroce in
@@ -25,6 +28,8 @@
 #   make vmtest-debug [TESTS=...]  tests/run in the VM on the debug kernel
 #   make check-debug [TESTS=...]   deps, all, kunit-debug, vmtest-debug (all
 #                          tests unless TESTS is given); one summary line
+#   make check-kver [CHECK_KVER=...] [TESTS=...|all]  deps, all, sroce.ko
+#                          against $(CHECK_KVER) (6.12) and tests in its VM
 #   make demo              scripts/demo
 
 ifneq ($(KBUILD_EXTMOD),)
@@ -34,6 +39,12 @@ obj-m += drivers/sroce/
 else
 
 # ---- build ------------------------------------------------------------------
+# KVER=6.12.95+deb12-amd64 (headers from `scripts/deps --kver KVER`) builds
+# against that kernel's headers, and make vmtest then boots it.
+ifneq ($(KVER),)
+KDIR ?= /lib/modules/$(KVER)/build
+VM_KVER := SROCE_KVER=$(KVER)
+endif
 # The host may run another kernel than the 6.1 target: fall back to its headers.
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 		    /lib/modules/6.1.0-57-amd64/build)
@@ -55,7 +66,7 @@ testprogs: userspace
 
 clean:
 	$(MAKE) $(KBUILD_ARGS) clean
-	rm -rf .debug-build
+	rm -rf .debug-build .build-*
 	if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
 	$(MAKE) -C tests/src clean
 
@@ -102,12 +113,17 @@ TESTS ?=
 DEBUG_TESTS ?= t-55-fuzz.sh t-85-loss-soak.sh
 # The debug kernel is slower (KASAN, lockdep under TCG): more time per test.
 DEBUG_TEST_TIMEOUT ?= 2400
+# The other kernel CI builds sroce for and tests it on (Debian 13's 6.12,
+# from bookworm-backports; empty: none), and the tests it runs there.
+CHECK_KVER ?= 6.12.95+deb12-amd64
+KVER_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-30-pingpong.sh \
+	t-60-protection.sh t-70-random-data.sh t-90-teardown.sh
 
 kunit:
 	scripts/kunit
 
 vmtest:
-	scripts/vm --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(TEST_TIMEOUT) \
+	$(VM_KVER) scripts/vm --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
 
 vmtest-pair:
@@ -138,7 +154,17 @@ check: W ?= 1
 check:
 	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 		DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
-		DEBUG_TESTS="$(DEBUG_TESTS)" scripts/check --vmtest --debug
+		DEBUG_TESTS="$(DEBUG_TESTS)" KVER_TESTS="$(KVER_TESTS)" \
+		scripts/check --vmtest --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
+
+# deps, all, then sroce.ko against $(CHECK_KVER) and tests/run in its VM
+# ($(KVER_TESTS), or TESTS=...; TESTS=all: every test)
+check-kver: W ?= 1
+check-kver:
+	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
+		$(if $(filter all,$(TESTS)),env -u KVER_TESTS,KVER_TESTS="$(or $(TESTS),$(KVER_TESTS))") \
+		scripts/check --kver $(CHECK_KVER)
 
 demo:
 	scripts/demo
@@ -147,6 +173,6 @@ bench:
 	scripts/bench
 
 .PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
-	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair
+	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair check-kver
 
 endif

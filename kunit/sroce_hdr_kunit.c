@@ -19,12 +19,12 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_pack.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_av.h"
 #include "sroce_net.h"
 

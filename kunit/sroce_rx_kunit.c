@@ -18,13 +18,13 @@
 #include <linux/if_ether.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_pack.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_qp.h"
 #include "sroce_net.h"
 #include "sroce_recv.h"

@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Small helpers around kernel APIs that differ between the
- * kernels sroce builds on (6.1 is the target).  Keep every version test here.
+ * Small helpers around kernel APIs that differ between the kernels sroce
+ * builds on: Debian 12's 6.1 (the target) and Debian 13's 6.12.  Keep every
+ * version test here; each names the kernel and the upstream commit that
+ * made it necessary.
  */
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/version.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* True on kernel @major.@minor and later: the one version test. */
+#define SROCE_KERNEL_AT_LEAST(major, minor) \
+	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
 
 /*
  * Free an object after an RCU grace period, without an rcu_head in it.
@@ -19,6 +28,38 @@
 #define sroce_kfree_rcu_sleepable(ptr)	kvfree_rcu_mightsleep(ptr)
 #else
 #define sroce_kfree_rcu_sleepable(ptr)	kvfree_rcu(ptr)
+#endif
+
+/*
+ * get_unaligned() and friends: 6.12 moved the header, commit 5f60d5f6bbc1
+ * ("move asm/unaligned.h to linux/unaligned.h").
+ */
+#if SROCE_KERNEL_AT_LEAST(6, 12)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * ib_device_ops.create_cq's last argument: the uverbs attribute bundle since
+ * 6.11, commit dd6d7f8574d7 ("RDMA: Pass uverbs_attr_bundle as part of
+ * '.create_cq' API"), the driver's udata before.  sroce_create_cq() takes a
+ * struct sroce_create_cq_uarg * and reads its udata (NULL for a kernel CQ)
+ * with sroce_create_cq_udata().
+ */
+#if SROCE_KERNEL_AT_LEAST(6, 11)
+#define sroce_create_cq_uarg	uverbs_attr_bundle
+static inline struct ib_udata *
+sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define sroce_create_cq_uarg	ib_udata
+static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
 #endif
 
 #endif /* SROCE_COMPAT_H */

@@ -34,10 +34,10 @@
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
-#include <asm/unaligned.h>
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_cc.h"
 #include "sroce_dp.h"
 #include "sroce_qp.h"

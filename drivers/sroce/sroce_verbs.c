@@ -494,7 +494,8 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
  * sroce_create_cq() - create a completion queue (ib_device_ops.create_cq)
  * @ibcq: CQ the core allocated
  * @attr: cqe 1..SROCE_MAX_CQE, a valid comp_vector, no flags
- * @udata: user CQs are answered with struct sroce_create_cq_resp (the ring)
+ * @uarg: the core's udata (kernels before 6.11) or uverbs attribute bundle;
+ *	user CQs are answered with struct sroce_create_cq_resp (the ring)
  *
  * The ring gets the next power of two of @attr->cqe slots, all usable; the
  * real size is reported in ibcq->cqe.
@@ -503,8 +504,9 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
  * -EFAULT.
  */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+		    struct sroce_create_cq_uarg *uarg)
 {
+	struct ib_udata *udata = sroce_create_cq_udata(uarg);
 	struct sroce_dev *dev = to_sroce_dev(ibcq->device);
 	struct sroce_cq *cq = to_sroce_cq(ibcq);
 	struct sroce_create_cq_resp resp = {};

@@ -10,6 +10,7 @@
 #define SROCE_VERBS_H
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 
@@ -73,7 +74,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    struct sroce_create_cq_uarg *uarg);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -1,6 +1,8 @@
 # scripts/lib/kernel-source.bash: the kernel source tree that scripts/kunit
 # and scripts/debug-kernel build from.  Sourced, not run.  Expects CACHE
-# (the cache directory) to be set; defines SRC and TARBALL.
+# (the cache directory) to be set, and KSRC_SERIES may be (default 6.1:
+# linux-source-6.1; 6.12: Debian 13's linux-source-6.12, in $CACHE/
+# linux-source-6.12, guarded by $CACHE/src-6.12.lock); defines SRC and TARBALL.
 #
 # Debian's linux-source-6.1 is unpacked once into $CACHE/linux-source-6.1;
 # every build there uses O=<its own build directory>, so the tree itself
@@ -8,8 +10,11 @@
 # unpacking takes the lock exclusively, builds hold it shared, so the tree
 # is never replaced under a running build.
 
-SRC=$CACHE/linux-source-6.1
-TARBALL=/usr/src/linux-source-6.1.tar.xz
+KSRC_SERIES=${KSRC_SERIES:-6.1}
+SRC=$CACHE/linux-source-$KSRC_SERIES
+TARBALL=/usr/src/linux-source-$KSRC_SERIES.tar.xz
+SRC_LOCK=$CACHE/src.lock
+[[ $KSRC_SERIES == 6.1 ]] || SRC_LOCK=$CACHE/src-$KSRC_SERIES.lock
 
 # ksrc_install_deps PKG...: apt-get install the packages that are missing.
 ksrc_install_deps() {
@@ -25,25 +30,25 @@ ksrc_install_deps() {
 			--no-install-recommends "${missing[@]}"
 }
 
-# ksrc_version: the linux-source-6.1 package version (the tree's identity).
+# ksrc_version: the linux-source package version (the tree's identity).
 ksrc_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1
+	dpkg-query -W -f='${Version}' "linux-source-$KSRC_SERIES"
 }
 
 # ksrc_unpack FD: unpacks the source if it is missing or from another package
 # version, then holds $CACHE/src.lock shared on file descriptor FD until the
 # caller exits.  The stamp holds the package version, so an updated
-# linux-source-6.1 is unpacked again.  Unpacks beside the target and renames:
+# linux-source package is unpacked again.  Unpacks beside the target and renames:
 # never half a tree.
 ksrc_unpack() {
 	local fd=$1 ver
 	ver=$(ksrc_version) || return 1
-	eval "exec $fd>\"\$CACHE/src.lock\"" || return 1
+	eval "exec $fd>$(printf %q "$SRC_LOCK")" || return 1
 	flock -s "$fd" || return 1
 	[[ $(cat "$SRC/.sroce-unpacked" 2>/dev/null) == "$ver" ]] && return 0
 	flock -x "$fd" || return 1
 	if [[ $(cat "$SRC/.sroce-unpacked" 2>/dev/null) != "$ver" ]]; then
-		echo "${0##*/}: unpacking linux-source-6.1 $ver into $SRC" >&2
+		echo "${0##*/}: unpacking linux-source-$KSRC_SERIES $ver into $SRC" >&2
 		rm -rf "$SRC.tmp" && mkdir -p "$SRC.tmp" &&
 			tar -xJf "$TARBALL" -C "$SRC.tmp" --strip-components=1 &&
 			echo "$ver" >"$SRC.tmp/.sroce-unpacked" || return 1
