@@ -98,6 +98,8 @@ if ! command -v fio >/dev/null || ! command -v nvme >/dev/null; then
 	exit 1
 fi
 require_sroce t-45/modprobe-sroce || exit 1
+# rdma_rxe, left loaded by earlier tests, holds UDP 4791 in init_net
+"$MODPROBE" -r rdma_rxe 2>/dev/null
 [[ -b /dev/ram0 ]] || "$MODPROBE" brd rd_nr=1 rd_size=131072
 if ! out=$( { "$IP" link add vethR type veth peer name vethRB &&
 	ns_link - vethR "$ADDR" 2001:db8:1::1 1500 && "$IP" link set vethRB up &&
