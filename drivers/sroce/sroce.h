@@ -151,23 +151,6 @@ enum sroce_counter {
 	SROCE_NUM_COUNTERS
 };
 
-/*
- * The receive path's drop reasons: each rx_drop_* counter with its name,
- * one list for the counter names (sroce_counters.c) and the reason the
- * sroce_drop tracepoint prints (sroce_trace.h).  EM(counter, name) for
- * each but the last, EM_LAST() for the last.
- */
-#define SROCE_RX_DROP_REASONS(EM, EM_LAST)				\
-	EM(SROCE_CNT_RX_DROP_MALFORMED, "rx_drop_malformed")		\
-	EM(SROCE_CNT_RX_DROP_ICRC, "rx_drop_icrc")			\
-	EM(SROCE_CNT_RX_DROP_OPCODE, "rx_drop_opcode")			\
-	EM(SROCE_CNT_RX_DROP_NO_QP, "rx_drop_no_qp")			\
-	EM(SROCE_CNT_RX_DROP_PKEY, "rx_drop_pkey")			\
-	EM(SROCE_CNT_RX_DROP_QKEY, "rx_drop_qkey")			\
-	EM(SROCE_CNT_RX_DROP_STATE, "rx_drop_state")			\
-	EM(SROCE_CNT_RX_DROP_ADDR, "rx_drop_addr")			\
-	EM_LAST(SROCE_CNT_RX_DROP_BACKLOG, "rx_drop_backlog")
-
 /* ------------------------------------------------------------------ */
 /* Device                                                              */
 /* ------------------------------------------------------------------ */
@@ -270,6 +253,8 @@ static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ib_dev);
 }
+
+const char *sroce_counter_name(enum sroce_counter cnt);
 
 static inline void sroce_counter_inc(struct sroce_dev *dev,
 				     enum sroce_counter c)

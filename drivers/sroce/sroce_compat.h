@@ -41,6 +41,17 @@
 #endif
 
 /*
+ * A tracepoint's __string() field: since 6.10, commit 2c92ca849fcc
+ * ("tracing/treewide: Remove second parameter of __assign_str()"),
+ * __assign_str() takes the source from the __string() declaration.
+ */
+#if SROCE_KERNEL_AT_LEAST(6, 10)
+#define sroce_trace_assign_str(field, src)	__assign_str(field)
+#else
+#define sroce_trace_assign_str(field, src)	__assign_str(field, src)
+#endif
+
+/*
  * ib_device_ops.create_cq's last argument: the uverbs attribute bundle since
  * 6.11, commit dd6d7f8574d7 ("RDMA: Pass uverbs_attr_bundle as part of
  * '.create_cq' API"), the driver's udata before.  sroce_create_cq() takes a

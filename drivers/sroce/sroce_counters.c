@@ -17,23 +17,17 @@
 #include "sroce_verbs.h"
 
 /*
- * The mlx5 names: X(name, counter, minus): the value is counter - minus
- * (minus SROCE_CNT_NONE: the counter itself).  rp_cnp_handled: CNPs the
- * reaction point acted on (a DCQCN rate cut); rp_cnp_ignored: CNPs it did
- * not (reaction point disabled).
+ * The mlx5 names, after sroce's own counters: each reads a counter of
+ * ours, less another one where .minus is not SROCE_CNT_NONE.
+ * rp_cnp_handled: CNPs the reaction point acted on (a DCQCN rate cut);
+ * rp_cnp_ignored: CNPs it did not (reaction point disabled).
  */
 #define SROCE_CNT_NONE SROCE_NUM_COUNTERS
-#define SROCE_MLX5_COUNTERS(X)						\
-	X(np_cnp_sent, SROCE_CNT_CNP_SENT, SROCE_CNT_NONE)		\
-	X(np_ecn_marked_roce_packets, SROCE_CNT_ECN_MARKED_PKTS,	\
-	  SROCE_CNT_NONE)						\
-	X(rp_cnp_handled, SROCE_CNT_RATE_REDUCTIONS, SROCE_CNT_NONE)	\
-	X(rp_cnp_ignored, SROCE_CNT_CNP_RCVD, SROCE_CNT_RATE_REDUCTIONS)
-
-#define SROCE_MLX5_INDEX(id, c, m) SROCE_STAT_##id,
 enum sroce_stat {
-	SROCE_STAT_LAST_OWN = SROCE_NUM_COUNTERS - 1,
-	SROCE_MLX5_COUNTERS(SROCE_MLX5_INDEX)
+	SROCE_STAT_NP_CNP_SENT = SROCE_NUM_COUNTERS,
+	SROCE_STAT_NP_ECN_MARKED,
+	SROCE_STAT_RP_CNP_HANDLED,
+	SROCE_STAT_RP_CNP_IGNORED,
 	SROCE_NUM_STATS
 };
 
@@ -42,16 +36,17 @@ struct sroce_counter_alias {
 	enum sroce_counter minus;
 };
 
-#define SROCE_MLX5_ALIAS(id, c, m)					\
-	[SROCE_STAT_##id - SROCE_NUM_COUNTERS] = { .cnt = c, .minus = m },
 static const struct sroce_counter_alias sroce_mlx5_aliases[] = {
-	SROCE_MLX5_COUNTERS(SROCE_MLX5_ALIAS)
+	[SROCE_STAT_NP_CNP_SENT - SROCE_NUM_COUNTERS] = {
+		.cnt = SROCE_CNT_CNP_SENT, .minus = SROCE_CNT_NONE },
+	[SROCE_STAT_NP_ECN_MARKED - SROCE_NUM_COUNTERS] = {
+		.cnt = SROCE_CNT_ECN_MARKED_PKTS, .minus = SROCE_CNT_NONE },
+	[SROCE_STAT_RP_CNP_HANDLED - SROCE_NUM_COUNTERS] = {
+		.cnt = SROCE_CNT_RATE_REDUCTIONS, .minus = SROCE_CNT_NONE },
+	[SROCE_STAT_RP_CNP_IGNORED - SROCE_NUM_COUNTERS] = {
+		.cnt = SROCE_CNT_CNP_RCVD, .minus = SROCE_CNT_RATE_REDUCTIONS },
 };
 
-#define SROCE_DESC(c, str)							\
-	[c].name = str,
-#define SROCE_MLX5_DESC(id, c, m)						\
-	[SROCE_STAT_##id].name = #id,
 static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_PKTS].name		= "sent_pkts",
 	[SROCE_CNT_RCVD_PKTS].name		= "rcvd_pkts",
@@ -66,7 +61,15 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_LOCAL_ACCESS_ERR].name	= "local_access_err",
 	[SROCE_CNT_REMOTE_ACCESS_ERR].name	= "rem_access_err",
 	[SROCE_CNT_REMOTE_INVALID_REQ].name	= "rem_invalid_req",
-	SROCE_RX_DROP_REASONS(SROCE_DESC, SROCE_DESC)
+	[SROCE_CNT_RX_DROP_MALFORMED].name	= "rx_drop_malformed",
+	[SROCE_CNT_RX_DROP_ICRC].name		= "rx_drop_icrc",
+	[SROCE_CNT_RX_DROP_OPCODE].name		= "rx_drop_opcode",
+	[SROCE_CNT_RX_DROP_NO_QP].name		= "rx_drop_no_qp",
+	[SROCE_CNT_RX_DROP_PKEY].name		= "rx_drop_pkey",
+	[SROCE_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
+	[SROCE_CNT_RX_DROP_STATE].name		= "rx_drop_state",
+	[SROCE_CNT_RX_DROP_ADDR].name		= "rx_drop_addr",
+	[SROCE_CNT_RX_DROP_BACKLOG].name	= "rx_drop_backlog",
 	[SROCE_CNT_TX_BACKPRESSURE].name	= "tx_backpressure",
 	[SROCE_CNT_ECN_MARKED_PKTS].name	= "ecn_marked_pkts",
 	[SROCE_CNT_CNP_SENT].name		= "cnp_sent",
@@ -76,8 +79,28 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_LOSS_REWINDS].name		= "loss_rewinds",
 	[SROCE_CNT_RETRANS_TIMEOUTS].name	= "retrans_timeouts",
 	[SROCE_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",
-	SROCE_MLX5_COUNTERS(SROCE_MLX5_DESC)
+	[SROCE_STAT_NP_CNP_SENT].name		= "np_cnp_sent",
+	[SROCE_STAT_NP_ECN_MARKED].name		= "np_ecn_marked_roce_packets",
+	[SROCE_STAT_RP_CNP_HANDLED].name	= "rp_cnp_handled",
+	[SROCE_STAT_RP_CNP_IGNORED].name	= "rp_cnp_ignored",
 };
+
+/**
+ * sroce_counter_name() - the name `rdma statistic` shows for a counter
+ * @cnt: one of sroce's own counters
+ *
+ * The sroce_drop tracepoint prints a drop's reason with it, so a drop and
+ * the counter it moved read the same.
+ * Context: any.
+ * Return: the name, "?" for a value out of range.
+ */
+const char *sroce_counter_name(enum sroce_counter cnt)
+{
+	if ((unsigned int)cnt >= SROCE_NUM_COUNTERS ||
+	    !sroce_counter_descs[cnt].name)
+		return "?";
+	return sroce_counter_descs[cnt].name;
+}
 
 /*
  * The subtrahend is read first: it is counted after the counter (a CNP is
@@ -107,6 +130,8 @@ struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
 {
 	BUILD_BUG_ON(ARRAY_SIZE(sroce_counter_descs) != SROCE_NUM_STATS);
+	BUILD_BUG_ON(ARRAY_SIZE(sroce_mlx5_aliases) !=
+		     SROCE_NUM_STATS - SROCE_NUM_COUNTERS);
 
 	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
 					  ARRAY_SIZE(sroce_counter_descs),

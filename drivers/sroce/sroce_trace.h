@@ -17,6 +17,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_qp.h"
 
 TRACE_DEFINE_ENUM(IB_QPS_RESET);
@@ -34,13 +35,6 @@ TRACE_DEFINE_ENUM(IB_QPS_ERR);
 			 { IB_QPS_SQE, "SQE" }, { IB_QPS_ERR, "ERR" })
 
 /* The drop reasons are the rx_drop_* counters, by their counter names. */
-/* TRACE_DEFINE_ENUM() is a declaration: each needs its semicolon */
-#define SROCE_TRACE_DROP_ENUM(c, name) TRACE_DEFINE_ENUM(c);
-#define SROCE_TRACE_DROP_SYM(c, name) { c, name },
-#define SROCE_TRACE_DROP_SYM_END(c, name) { c, name }
-
-SROCE_RX_DROP_REASONS(SROCE_TRACE_DROP_ENUM, SROCE_TRACE_DROP_ENUM)
-
 TRACE_EVENT(sroce_qp_state,
 	    TP_PROTO(const struct sroce_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state new),
@@ -60,14 +54,12 @@ TRACE_EVENT(sroce_drop,
 	    TP_PROTO(const struct sroce_dev *dev, enum sroce_counter reason),
 	    TP_ARGS(dev, reason),
 	    TP_STRUCT__entry(__array(char, dev, IB_DEVICE_NAME_MAX)
-			     __field(u32, reason)),
+			     __string(reason, sroce_counter_name(reason))),
 	    TP_fast_assign(strscpy(__entry->dev, dev_name(&dev->ib_dev.dev),
 				   IB_DEVICE_NAME_MAX);
-			   __entry->reason = reason;),
-	    TP_printk("dev=%s reason=%s", __entry->dev,
-		      __print_symbolic(__entry->reason,
-				       SROCE_RX_DROP_REASONS(SROCE_TRACE_DROP_SYM,
-							     SROCE_TRACE_DROP_SYM_END)))
+			   sroce_trace_assign_str(reason,
+						  sroce_counter_name(reason));),
+	    TP_printk("dev=%s reason=%s", __entry->dev, __get_str(reason))
 );
 
 /*
