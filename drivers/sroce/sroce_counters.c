@@ -44,6 +44,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_LOSS_REWINDS].name		= "loss_rewinds",
 	[SROCE_CNT_RETRANS_TIMEOUTS].name	= "retrans_timeouts",
 	[SROCE_CNT_SEQ_NAK_SENT].name		= "seq_nak_sent",
+	[SROCE_CNT_RX_OOO_HELD].name		= "rx_ooo_held",
+	[SROCE_CNT_RX_OOO_DRAINED].name		= "rx_ooo_drained",
+	[SROCE_CNT_SEL_RESENDS].name		= "sel_resends",
 };
 
 /**
