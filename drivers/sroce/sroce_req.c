@@ -872,15 +872,15 @@ static bool sroce_req_take_rd_slot(struct sroce_send *snd,
 /*
  * RC flow control: may a packet that uses @npsn PSNs leave now?  Within
  * the congestion window; the first one after the oldest unacknowledged
- * PSN always may, and while a NAKed packet is resent alone
- * (&struct sroce_send.sel_probe) only that one.
+ * PSN always may.  While a NAKed packet is resent alone
+ * (&struct sroce_send.sel_probe) only that one, until it is answered.
  */
 static bool sroce_req_window_ok(const struct sroce_send *snd, u32 npsn)
 {
 	s32 ahead = sroce_psn_diff(snd->psn, snd->comp_psn);
 
 	if (snd->sel_probe)
-		return ahead <= 0;
+		return sroce_psn_before(snd->psn, snd->sel_end);
 	return ahead <= 0 ||
 	       (u32)ahead + npsn <= min_t(u32, snd->cwnd, SROCE_REQ_WINDOW);
 }
@@ -1101,10 +1101,12 @@ void sroce_req_rewind(struct sroce_qp *qp)
 void sroce_req_forward(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
+	bool probe = snd->sel_probe;
 	struct sroce_req_wqe *w;
 	u32 last, k;
 
 	sroce_req_rewind(qp);
+	snd->sel_probe = probe;	/* still waiting for the answer */
 	if (qp->sq.kidx == snd->issued_idx)
 		return;
 	w = sroce_req_wqe(snd, qp->sq.kidx);
