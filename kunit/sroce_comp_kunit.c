@@ -35,6 +35,15 @@
 	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 2, .syn = FX_ACK, \
 	      .msn = 1, .len = 88, .data = 2 * MTU)
 
+/* Four SENDs out, a sequence error NAK at 2: 2 goes again, alone */
+#define NAK2_RESENT_ALONE \
+	SEND8(0), SEND8(0x100), SEND8(0x200), SEND8(0x300), \
+	TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200), TX8(3, 0x300), \
+	FX_RX_NAK(2, FX_NAK_SEQ), \
+	SCQE8(1), SCQE8(2), \
+	TX8(2, 0x200), \
+	FX_NO_TX()
+
 /* Two SENDs out, a NAK for the first: its status, the second flushed. */
 #define NAK_CASE(nm, code, st, ctr, n)					\
 	{								\
@@ -160,20 +169,37 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 				.wc_op = IB_WC_RDMA_READ),
 			FX_MEM_ORIG(.buf = DST, .len = 8)),
 	},
-	/* ---- sequence errors: go-back-N (IBTA 9.7.5.2.2) ---- */
+	/*
+	 * ---- sequence errors (IBTA 9.7.5.2.2): the NAKed packet goes
+	 * again alone, then what its answer did not acknowledge ----
+	 */
 	{
-		.name = "nak_seq_resends_from_its_psn",
+		/* the responder held 3: its ACK covers it, nothing else goes */
+		.name = "nak_seq_resends_its_psn_alone",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(SEND8(0), SEND8(0x100), SEND8(0x200),
-			SEND8(0x300),
-			TX8(0, 0), TX8(1, 0x100), TX8(2, 0x200), TX8(3, 0x300),
-			FX_RX_NAK(2, FX_NAK_SEQ),
-			SCQE8(1), SCQE8(2),
-			TX8(2, 0x200), TX8(3, 0x300),
+		.steps = FX_STEPS(NAK2_RESENT_ALONE,
 			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 1),
+			FX_COUNT(SROCE_CNT_SEL_RESENDS, 1),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			FX_RX_ACK(3),
+			SCQE8(3), SCQE8(4),
+			FX_NO_TX()),
+	},
+	{
+		/*
+		 * A go-back-N responder (rdma_rxe) dropped 3: the ACK of 2
+		 * alone, then 3 goes again.
+		 */
+		.name = "nak_seq_go_back_n_peer",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(NAK2_RESENT_ALONE,
+			FX_RX_ACK(2),
+			SCQE8(3),
+			TX8(3, 0x300),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 2),
 			FX_RX_ACK(3),
-			SCQE8(3), SCQE8(4)),
+			SCQE8(4),
+			FX_NO_TX()),
 	},
 	{
 		.name = "nak_seq_inside_a_message",
@@ -185,13 +211,13 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
 			      .buf = 2 * MTU, .ackreq = true),
 			FX_RX_NAK(1, FX_NAK_SEQ),
-			/* a window of 2 after the loss: AckReq on each packet */
+			/* the resent packet asks for an ACK */
 			FX_TX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = MTU,
 			      .buf = MTU, .ackreq = true),
-			FX_TX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 88,
-			      .buf = 2 * MTU, .ackreq = true),
+			FX_NO_TX(),
 			FX_RX_ACK(2),
-			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600)),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 600),
+			FX_NO_TX()),
 	},
 	{
 		.name = "nak_seq_one_retry_per_loss",
@@ -199,8 +225,8 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
 			FX_RX_NAK(0, FX_NAK_SEQ),
-			TX8(0, 0), TX8(1, 0x10),
-			/* the NAK of a packet already in flight again */
+			TX8(0, 0),
+			/* the NAK of the packet resent, again */
 			FX_RX_NAK(0, FX_NAK_SEQ),
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
@@ -209,10 +235,9 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 	},
 	{
 		/*
-		 * One rewind per loss episode; the congestion window drops
-		 * (4 in flight: 2), so the rewind sends 2 packets, and a NAK
-		 * for a PSN it has not sent again yet starts nothing: the
-		 * rewind goes on from there.
+		 * One rewind per loss episode: a NAK past the packet resent
+		 * alone is a further gap of the same episode, whose packet
+		 * goes alone too; a NAK before it starts nothing.
 		 */
 		.name = "nak_seq_one_rewind_per_episode",
 		.type = IB_QPT_RC,
@@ -220,19 +245,107 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			SEND8(0x30),
 			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20), TX8(3, 0x30),
 			FX_RX_NAK(0, FX_NAK_SEQ),
-			TX8(0, 0), TX8(1, 0x10),
+			TX8(0, 0),
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
-			/* 0 and 1 arrived, 2 is missing (sent before) */
+			/* 0 and 1 arrived, 2 is missing, 3 held */
 			FX_RX_NAK(2, FX_NAK_SEQ),
 			SCQE8(1), SCQE8(2),
-			TX8(2, 0x20), TX8(3, 0x30),
+			TX8(2, 0x20),
+			FX_NO_TX(),
+			FX_RX_NAK(2, FX_NAK_SEQ),
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
-			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 2),
-			FX_COUNT(SROCE_CNT_RETRANSMITS, 4),
+			FX_COUNT(SROCE_CNT_SEL_RESENDS, 2),
+			FX_COUNT(SROCE_CNT_RCV_SEQ_ERR, 3),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 2),
 			FX_RX_ACK(3),
-			SCQE8(3), SCQE8(4)),
+			SCQE8(3), SCQE8(4),
+			FX_NO_TX()),
+	},
+	{
+		/*
+		 * A NAK past the packet resent alone: the responder holds
+		 * requests; the responses to a READ it held do not end the
+		 * wait for its ACK, and nothing it held goes again.
+		 */
+		.name = "nak_seq_peer_holds_read_then_ack",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10), SEND8(0x20),
+			FX_SEND(.op = IB_WR_RDMA_READ, .len = 8, .buf = DST,
+				.off = 0x200),
+			SEND8(0x40),
+			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 3,
+			      .off = 0x200, .dlen = 8, .ackreq = true),
+			TX8(4, 0x40),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_RX_NAK(2, FX_NAK_SEQ),
+			SCQE8(1), SCQE8(2),
+			TX8(2, 0x20),
+			FX_NO_TX(),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 3,
+			      .syn = FX_ACK, .len = 8),
+			SCQE8(3),
+			FX_SCQE(.wr = 4, .wc_op = IB_WC_RDMA_READ, .len = 8),
+			FX_MEM(.buf = DST, .len = 8),
+			FX_NO_TX(),
+			FX_RX_ACK(4),
+			SCQE8(5),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 2)),
+	},
+	{
+		/*
+		 * Responses to a READ arrive after the packet resent alone:
+		 * the requester moves past the READ's chunk, it does not
+		 * ask for the rest of it while it streams.
+		 */
+		.name = "nak_seq_streaming_read_not_asked_again",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0x100),
+			FX_SEND(.op = IB_WR_RDMA_READ, .len = 600, .buf = DST,
+				.off = 0x200),
+			SEND8(0x300),
+			TX8(0, 0x100),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
+			      .off = 0x200, .dlen = 600, .ackreq = true),
+			TX8(4, 0x300),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0x100),
+			FX_NO_TX(),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 1,
+			      .syn = FX_ACK, .len = MTU),
+			SCQE8(1),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 2,
+			      .len = MTU, .data = MTU),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 3,
+			      .syn = FX_ACK, .len = 88, .data = 2 * MTU),
+			FX_SCQE(.wr = 2, .wc_op = IB_WC_RDMA_READ, .len = 600),
+			/* after the READ, within the window cut to 2 */
+			TX8(4, 0x300),
+			FX_MEM(.buf = DST, .len = 600),
+			FX_RX_ACK(4),
+			SCQE8(3),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 2)),
+	},
+	{
+		/* the resent packet lost as well: the timeout goes back N */
+		.name = "nak_seq_resent_lost_timeout",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_NAK(0, FX_NAK_SEQ),
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_WAIT(100),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2)),
 	},
 	{
 		/* a NAK's duplicate (the network repeats it) is stale */
@@ -269,9 +382,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
 			TX8(0, 0), TX8(1, 0x10),
 			FX_RX_NAK(0, FX_NAK_SEQ),
-			TX8(0, 0), TX8(1, 0x10),
+			TX8(0, 0),
 			FX_RX_ACK(0),
 			SCQE8(1),
+			TX8(1, 0x10),
 			/* the ACK was progress: one retry is allowed again */
 			FX_RX_NAK(1, FX_NAK_SEQ),
 			TX8(1, 0x10),

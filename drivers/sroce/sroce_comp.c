@@ -12,7 +12,10 @@
  *
  * Retransmission (go-back-N from the oldest unacknowledged PSN) follows a
  * NAK-sequence error, an out-of-order response, an RNR NAK (after its
- * timer), or the retransmit timeout.  A loss is recovered once: the
+ * timer), or the retransmit timeout.  After a NAK-sequence error only the
+ * NAKed packet goes first, alone: a responder that held what followed
+ * the gap acknowledges it all, and nothing else is sent again
+ * (sroce_comp_resend_one()).  A loss is recovered once: the
  * signals that follow for the same episode (the NAK of a hole already
  * gone back for, gaps in responses still in flight) start nothing
  * (sroce_send_new_loss()).  Each loss episode halves a congestion window
@@ -290,17 +293,18 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
  * would otherwise each start one more retry.  @counted: the retry counts
  * against retry_cnt (NAK sequence errors, local ACK timeouts); an earlier
  * timeout the RTT allows does not, nor does it cut the congestion window.
+ * Return: true when the requester went back.
  */
-static void sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
+static bool sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 {
 	struct sroce_send *snd = &qp->dp.send;
 
 	if (!timeout && !sroce_send_new_loss(snd, ktime_get_ns()))
-		return;
+		return false;
 	if (counted && !snd->retry_cnt) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
 		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
-		return;
+		return false;
 	}
 	if (counted)
 		snd->retry_cnt--;
@@ -314,6 +318,77 @@ static void sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 	snd->last_progress = jiffies;
 	sroce_counter_inc(qp->dev, SROCE_CNT_LOSS_REWINDS);
 	sroce_req_rewind(qp);
+	return true;
+}
+
+/*
+ * After a sequence error NAK, send again only the packet it asks for
+ * (comp_psn; a READ request: the rest of its chunk), with AckReq, and
+ * nothing after it until the answer: a responder that held the requests
+ * behind the gap (sroce_resp.c) answers with an ACK past them, or a NAK
+ * at the next gap, and none of them goes again; one that dropped them
+ * (go-back-N, rdma_rxe) acknowledges the one packet, and the requester
+ * goes on from there, resending the rest (sroce_comp_sel_done()).
+ */
+static void sroce_comp_resend_one(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	struct sroce_req_wqe *w = sroce_comp_head(qp);
+	u32 end = sroce_psn_add(snd->comp_psn, 1);
+
+	sroce_req_rewind(qp);
+	if (!w || sroce_psn_before(snd->comp_psn, w->first_psn) ||
+	    sroce_psn_after(snd->comp_psn, w->last_psn))
+		return;
+	if (w->cls & SROCE_WR_READ)
+		end = sroce_psn_add(sroce_req_chunk_last(w, snd->comp_psn), 1);
+	snd->sel_probe = true;
+	snd->sel_end = end;
+	sroce_counter_inc(qp->dev, SROCE_CNT_SEL_RESENDS);
+}
+
+/*
+ * Is the packet resent alone answered, may the requester go on?  Once
+ * what it asked for is acknowledged: by an ACK, by responses up to the
+ * newest PSN sent, or, from a responder not known to hold requests, by
+ * its own last response.  One that holds them (@peer_holds) runs them
+ * after it and ends with an ACK or a NAK (sroce_resp.c): the READ
+ * responses or atomic ACKs in between do not end the wait, the
+ * requester would send again what they are about to acknowledge.
+ */
+static void sroce_comp_sel_done(struct sroce_send *snd,
+				const struct sroce_pkt_info *pkt)
+{
+	if (!snd->sel_probe || sroce_psn_before(snd->comp_psn, snd->sel_end))
+		return;
+	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+		if (sroce_psn_after(snd->comp_psn, snd->sel_end))
+			snd->peer_holds = true;
+	} else if (snd->peer_holds && snd->comp_psn != snd->max_psn) {
+		return;
+	}
+	snd->sel_probe = false;
+}
+
+/*
+ * A sequence error NAK (9.7.5.2.4), at comp_psn: while the packet resent
+ * alone for an earlier one is unanswered, only one past it counts (a
+ * further gap of the same loss episode: resend its packet alone too);
+ * otherwise a new loss episode resends its first packet alone.
+ */
+static void sroce_comp_seq_nak(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+
+	if (snd->sel_probe) {
+		if (sroce_psn_before(snd->comp_psn, snd->sel_end))
+			return;
+		snd->peer_holds = true;
+		sroce_comp_resend_one(qp);
+		return;
+	}
+	if (sroce_comp_retry(qp, false, true))
+		sroce_comp_resend_one(qp);
 }
 
 /* A response that does not follow the last accepted one. */
@@ -358,7 +433,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		sroce_counter_inc(qp->dev, SROCE_CNT_RCV_SEQ_ERR);
 		/* a responder NAKs the packets sent after an RNR NAK too */
 		if (!snd->rnr_wait)
-			sroce_comp_retry(qp, false, true);
+			sroce_comp_seq_nak(qp);
 		return;
 	}
 	sroce_comp_fail_head(qp, sroce_comp_nak_status(qp->dev, code));
@@ -623,7 +698,8 @@ static bool sroce_comp_accept(struct sroce_qp *qp,
 
 /*
  * After an ACK the requester may be behind what is acknowledged (a late
- * ACK for packets sent before a rewind): move it to comp_psn.
+ * ACK for packets sent before a rewind, one that covered requests the
+ * responder held): move it up to comp_psn.
  */
 static void sroce_comp_sync_req(struct sroce_qp *qp)
 {
@@ -633,7 +709,7 @@ static void sroce_comp_sync_req(struct sroce_qp *qp)
 		return;
 	if ((s32)(snd->send_idx - qp->sq.kidx) < 0 ||
 	    sroce_psn_before(snd->psn, snd->comp_psn))
-		sroce_req_rewind(qp);
+		sroce_req_forward(qp);
 }
 
 /**
@@ -672,6 +748,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	default:
 		break;
 	}
+	sroce_comp_sel_done(&qp->dp.send, pkt);
 	sroce_comp_sync_req(qp);
 	consume_skb(skb);
 }
@@ -792,6 +869,7 @@ static void sroce_comp_drop_inflight(struct sroce_qp *qp)
 	snd->rd_outstanding = 0;
 	snd->rnr_wait = false;
 	snd->retrying = false;
+	snd->sel_probe = false;
 }
 
 /**

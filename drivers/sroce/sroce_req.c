@@ -463,7 +463,7 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	/* a small congestion window needs ACKs more often to move on */
 	if (qp->type == IB_QPT_RC) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
-			 ++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
+			 snd->sel_probe || ++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
 						      SROCE_REQ_ACK_EVERY);
 		if (ackreq)
 			snd->noack_pkts = 0;
@@ -883,12 +883,15 @@ static bool sroce_req_take_rd_slot(struct sroce_send *snd,
 /*
  * RC flow control: may a packet that uses @npsn PSNs leave now?  Within
  * the congestion window; the first one after the oldest unacknowledged
- * PSN always may.
+ * PSN always may.  While a NAKed packet is resent alone
+ * (&struct sroce_send.sel_probe) only that one, until it is answered.
  */
 static bool sroce_req_window_ok(const struct sroce_send *snd, u32 npsn)
 {
 	s32 ahead = sroce_psn_diff(snd->psn, snd->comp_psn);
 
+	if (snd->sel_probe)
+		return sroce_psn_before(snd->psn, snd->sel_end);
 	return ahead <= 0 ||
 	       (u32)ahead + npsn <= min_t(u32, snd->cwnd, SROCE_REQ_WINDOW);
 }
@@ -1141,7 +1144,48 @@ void sroce_req_rewind(struct sroce_qp *qp)
 	snd->send_idx = qp->sq.kidx;
 	snd->psn = snd->comp_psn;
 	snd->noack_pkts = 0;
+	snd->sel_probe = false;
 	snd->rtt_timing = false;	/* Karn: the timed packet may go again */
+}
+
+/**
+ * sroce_req_forward() - move the requester up to what is acknowledged
+ * @qp: queue pair whose requester is behind send.comp_psn (a late ACK,
+ *	or one that covered requests the responder held)
+ *
+ * The next packet sent is the one at comp_psn; within an RDMA READ whose
+ * responses are arriving (comp_psn inside a chunk that was asked for),
+ * the request after that chunk: asking for the rest of a chunk while its
+ * responses stream would only have them sent twice.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_forward(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	bool probe = snd->sel_probe;
+	struct sroce_req_wqe *w;
+	u32 last, k;
+
+	sroce_req_rewind(qp);
+	snd->sel_probe = probe;	/* still waiting for the answer */
+	if (qp->sq.kidx == snd->issued_idx)
+		return;
+	w = sroce_req_wqe(snd, qp->sq.kidx);
+	k = sroce_req_chunk_of(w, snd->psn);
+	if (!(w->cls & SROCE_WR_READ) || k >= w->rd_issued ||
+	    snd->psn == sroce_psn_add(w->first_psn, k * w->rd_chunk)) {
+		if (snd->psn != w->first_psn)
+			w->state = SROCE_WQE_SENDING;
+		return;
+	}
+	last = sroce_req_chunk_last(w, snd->psn);
+	snd->psn = sroce_psn_add(last, 1);
+	if (last != w->last_psn) {
+		w->state = SROCE_WQE_SENDING;
+		return;
+	}
+	w->state = SROCE_WQE_SENT;
+	snd->send_idx++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1214,6 +1258,8 @@ void sroce_req_set_psn(struct sroce_qp *qp, u32 psn)
 	snd->rtt_timing = false;
 	snd->rto_backoff = 0;
 	snd->retrying = false;
+	snd->sel_probe = false;
+	snd->peer_holds = false;
 }
 
 /**
@@ -1249,6 +1295,8 @@ void sroce_req_reset(struct sroce_qp *qp, u32 prod)
 	snd->noack_pkts = 0;
 	snd->rd_outstanding = 0;
 	snd->retrying = false;
+	snd->sel_probe = false;
+	snd->peer_holds = false;
 	snd->rnr_wait = false;
 	snd->tx_blocked = false;
 	snd->error = false;

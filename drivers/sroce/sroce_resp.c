@@ -133,6 +133,7 @@ static int sroce_resp_walk(struct sroce_qp *qp, struct sk_buff *skb, u32 off,
 /* ------------------------------------------------------------------ */
 
 static void sroce_resp_msg_end(struct sroce_qp *qp);
+static void sroce_resp_ooo_purge(struct sroce_resp *resp);
 
 /* Forget everything about the connection (move to RESET, destroy). */
 static void sroce_resp_reset(struct sroce_qp *qp)
@@ -142,6 +143,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	sroce_resp_msg_end(qp);
 	resp->msg.srq_held = false;	/* reset discards the QP's WQEs */
 	sroce_resp_out_clear(qp);
+	sroce_resp_ooo_purge(resp);
 	if (resp->res)
 		memset(resp->res, 0, resp->res_cap * sizeof(*resp->res));
 	resp->res_head = 0;
@@ -207,6 +209,7 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 		sroce_resp_reset(qp);
 	if (set_psn) {
 		sroce_resp_set_epsn(resp, psn);
+		sroce_resp_ooo_purge(resp);
 		resp->nak_sent = false;
 		resp->uc_drop = false;
 	}
@@ -1039,23 +1042,111 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 /* RC                                                                  */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* Out-of-order hold (RC)                                              */
+/* ------------------------------------------------------------------ */
+
 /*
- * A request ahead of the expected PSN: one PSN sequence error NAK per gap
- * (IBTA 9.7.5.1.1), carrying the expected PSN; drop.  Until the expected
- * PSN arrives (it clears @nak_sent), later out-of-order requests are
- * dropped silently: the requester goes back once per NAK.
+ * A request ahead of the expected PSN is held, not dropped: once the gap
+ * before it is filled it is processed as if the network had delivered
+ * it late, so a requester that sends only the missing packet again
+ * learns from one acknowledge that the rest arrived, and one that goes
+ * back N finds the rest duplicates (IBTA 9.7.5.1.1 still holds: one
+ * sequence error NAK per gap).  The hold takes what the receive backlog
+ * would (SROCE_RESP_OOO_MAX_*); what does not fit is dropped as before.
  */
-static void sroce_resp_out_of_seq(struct sroce_qp *qp)
+
+static void sroce_resp_ooo_purge(struct sroce_resp *resp)
+{
+	__skb_queue_purge(&resp->ooo);
+	resp->ooo_bytes = 0;
+}
+
+static void sroce_resp_ooo_unlink(struct sroce_resp *resp, struct sk_buff *skb)
+{
+	__skb_unlink(skb, &resp->ooo);
+	resp->ooo_bytes -= skb->truesize;
+}
+
+/*
+ * Hold @skb, @diff PSNs ahead of the expected one, in PSN order.
+ * Return: true when the hold took it; false when it is to be dropped
+ * (too far ahead, the hold full, its PSN held already).
+ */
+static bool sroce_resp_ooo_hold(struct sroce_qp *qp, struct sk_buff *skb,
+				s32 diff)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
+	u32 psn = SROCE_PKT(skb)->psn;
+	struct sk_buff *pos;
+	s32 d;
+
+	if (diff >= SROCE_RESP_OOO_MAX_AHEAD ||
+	    skb_queue_len(&resp->ooo) >= SROCE_RESP_OOO_MAX_PKTS ||
+	    skb->truesize > SROCE_RESP_OOO_MAX_BYTES - resp->ooo_bytes)
+		return false;
+	/* mostly in order: look from the newest; none before: at the head */
+	skb_queue_reverse_walk(&resp->ooo, pos) {
+		d = sroce_psn_diff(psn, SROCE_PKT(pos)->psn);
+		if (!d)
+			return false;
+		if (d > 0)
+			break;
+	}
+	/* no route is needed to process it: do not pin one */
+	skb_dst_drop(skb);
+	__skb_queue_after(&resp->ooo, pos, skb);
+	resp->ooo_bytes += skb->truesize;
+	sroce_counter_inc(qp->dev, SROCE_CNT_RX_OOO_HELD);
+	return true;
+}
+
+/*
+ * The held request at the expected PSN, unlinked, or NULL; held requests
+ * the expected PSN passed (inside a READ's PSNs: not from a valid
+ * requester) are dropped.
+ */
+static struct sk_buff *sroce_resp_ooo_take(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sk_buff *skb;
+	s32 d;
+
+	while ((skb = skb_peek(&resp->ooo))) {
+		d = sroce_psn_diff(SROCE_PKT(skb)->psn, resp->epsn);
+		if (d > 0)
+			return NULL;
+		sroce_resp_ooo_unlink(resp, skb);
+		if (!d)
+			return skb;
+		sroce_counter_inc(qp->dev, SROCE_CNT_DUP_REQ);
+		kfree_skb(skb);
+	}
+	return NULL;
+}
+
+/*
+ * A request ahead of the expected PSN: held (or dropped), and one PSN
+ * sequence error NAK per gap (IBTA 9.7.5.1.1) carrying the expected PSN.
+ * Until the expected PSN arrives (it clears @nak_sent) no other NAK goes
+ * out: the requester goes back once per NAK.
+ * Return: true when the hold took @skb.
+ */
+static bool sroce_resp_out_of_seq(struct sroce_qp *qp, struct sk_buff *skb,
+				  s32 diff)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	bool held;
 
 	sroce_counter_inc(qp->dev, SROCE_CNT_OUT_OF_SEQ_REQ);
+	held = sroce_resp_ooo_hold(qp, skb, diff);
 	if (resp->nak_sent)
-		return;
+		return held;
 	resp->nak_sent = true;
 	sroce_counter_inc(qp->dev, SROCE_CNT_SEQ_NAK_SENT);
 	sroce_resp_queue_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
 			     resp->epsn);
+	return held;
 }
 
 /* Run an in-sequence RC request; SEND/WRITE are acknowledged if asked. */
@@ -1078,27 +1169,18 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 	if (ret)
 		return ret;
 	sroce_resp_set_epsn(resp, pkt->psn + 1);
-	if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
+	if (sroce_bth_ackreq(sroce_pkt_bth(pkt)) && !resp->ooo_defer)
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 	return SROCE_RESP_OK;
 }
 
-/* RC request: PSN, opcode sequence and access checks, then execute. */
-static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
-			  const struct sroce_pkt_info *pkt, u32 len)
+/* An in-sequence RC request: opcode sequence and access checks, execute. */
+static void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
+				 const struct sroce_pkt_info *pkt, u32 len)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
-	s32 diff = sroce_psn_diff(pkt->psn, resp->epsn);
 	enum sroce_resp_ret ret;
 
-	if (diff > 0) {
-		sroce_resp_out_of_seq(qp);
-		return;
-	}
-	if (diff < 0) {
-		sroce_resp_duplicate(qp, pkt);
-		return;
-	}
 	resp->nak_sent = false;
 	if (!sroce_resp_op_seq_ok(resp, pkt->mask) ||
 	    !sroce_resp_op_allowed(resp, pkt->mask)) {
@@ -1108,6 +1190,96 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
 		ret = sroce_resp_rc_execute(qp, skb, pkt, len);
 	}
 	sroce_resp_rc_error(qp, pkt, ret);
+}
+
+/*
+ * Process the held requests that follow the expected PSN, in order, as
+ * long as each one moves it on.  Return: whether the last request
+ * processed (@ack on entry: the one before) wants a plain ACK, i.e. is
+ * no READ or atomic, whose responses acknowledge it.
+ */
+static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sroce_pkt_info *pkt;
+	struct sk_buff *skb;
+	u32 psn;
+
+	while (!resp->failed && (skb = sroce_resp_ooo_take(qp))) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_RX_OOO_DRAINED);
+		pkt = SROCE_PKT(skb);
+		psn = resp->epsn;
+		ack = !(pkt->mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC));
+		resp->wc_err = 0;
+		sroce_resp_rc_in_seq(qp, skb, pkt,
+				     sroce_resp_payload_len(skb, pkt));
+		consume_skb(skb);
+		if (resp->epsn == psn)	/* RNR NAK, dropped, or failed */
+			break;
+	}
+	return ack;
+}
+
+/*
+ * The request at the expected PSN arrived while others were held, or
+ * after a NAK (the requester sent it again): run it and the held ones
+ * that follow, then answer at once for all of them, in place of their
+ * own ACKs: a sequence error NAK at the next gap while more is held
+ * beyond it, else an ACK of the last one.  A requester that resent only
+ * the NAKed packet learns from it how far to skip.
+ */
+static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
+				  const struct sroce_pkt_info *pkt, u32 len)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	u32 start = resp->epsn;
+	bool ack;
+
+	resp->ooo_defer = true;
+	sroce_resp_rc_in_seq(qp, skb, pkt, len);
+	ack = !(pkt->mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC));
+	if (resp->epsn != start)
+		ack = sroce_resp_ooo_drain(qp, ack);
+	resp->ooo_defer = false;
+	if (resp->failed) {
+		sroce_resp_ooo_purge(resp);
+		return;
+	}
+	/* no progress, or an RNR NAK acknowledged what came before */
+	if (resp->epsn == start || resp->nak_sent)
+		return;
+	if (!skb_queue_empty(&resp->ooo)) {
+		resp->nak_sent = true;
+		sroce_counter_inc(qp->dev, SROCE_CNT_SEQ_NAK_SENT);
+		sroce_resp_queue_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+				     resp->epsn);
+	} else if (ack) {
+		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED,
+				     resp->epsn - 1);
+	}
+}
+
+/*
+ * RC request: PSN check (ahead: held, behind: duplicate), then the
+ * in-sequence steps.  Return: true when the out-of-order hold took @skb.
+ */
+static bool sroce_resp_rc(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_info *pkt, u32 len)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	s32 diff = sroce_psn_diff(pkt->psn, resp->epsn);
+
+	if (diff > 0)
+		return sroce_resp_out_of_seq(qp, skb, diff);
+	if (diff < 0) {
+		sroce_resp_duplicate(qp, pkt);
+		return false;
+	}
+	if (resp->nak_sent || !skb_queue_empty(&resp->ooo))
+		sroce_resp_ooo_answer(qp, skb, pkt, len);
+	else
+		sroce_resp_rc_in_seq(qp, skb, pkt, len);
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1279,6 +1451,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 
 	memset(resp, 0, sizeof(*resp));
 	INIT_LIST_HEAD(&resp->out);
+	__skb_queue_head_init(&resp->ooo);
 }
 
 /**
@@ -1346,14 +1519,16 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 		goto drop;
 	}
 	resp->wc_err = 0;
-	if (qp->type == IB_QPT_RC)
-		sroce_resp_rc(qp, skb, pkt, len);
-	else if (qp->type == IB_QPT_UC)
+	if (qp->type == IB_QPT_RC) {
+		if (sroce_resp_rc(qp, skb, pkt, len))
+			skb = NULL;	/* held */
+	} else if (qp->type == IB_QPT_UC) {
 		sroce_resp_uc(qp, skb, pkt, len);
-	else
+	} else {
 		sroce_resp_ud(qp, skb, pkt, len);
+	}
 	sroce_resp_push(qp, SROCE_RESP_INLINE_BUDGET);
-	consume_skb(skb);
+	consume_skb(skb);	/* NULL when held */
 	return;
 drop:
 	kfree_skb(skb);
@@ -1437,6 +1612,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 		return;
 	sroce_resp_msg_end(qp);
 	sroce_resp_out_clear(qp);
+	sroce_resp_ooo_purge(resp);
 	if (qp->srq) {
 		sroce_resp_flush_srq(qp);
 		return;

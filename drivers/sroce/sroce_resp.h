@@ -17,6 +17,8 @@
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/math.h>
+#include <linux/skbuff.h>
+#include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
 
@@ -31,6 +33,16 @@ struct sroce_qp;
  * sroce_resp_res.busy counts up to this many.
  */
 #define SROCE_RESP_MAX_OUT		(2 * SROCE_MAX_RD_ATOMIC + 16)
+
+/*
+ * RC requests ahead of the expected PSN the responder holds until the gap
+ * before them is filled (struct sroce_resp.ooo): at most a requester's
+ * window of PSNs ahead (SROCE_REQ_WINDOW), this many packets and bytes
+ * (truesize), less than the receive backlog of one QP (SROCE_DP_RX_MAX_*).
+ */
+#define SROCE_RESP_OOO_MAX_AHEAD	256
+#define SROCE_RESP_OOO_MAX_PKTS		256
+#define SROCE_RESP_OOO_MAX_BYTES	SZ_1M
 
 /* Plain ACK syndrome: credit field "invalid" (IBTA 9.7.5.1.2). */
 #define SROCE_AETH_ACK_UNLIMITED	(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)
@@ -135,8 +147,11 @@ struct sroce_resp_attr {
  *	WRITE_ONCE so query_qp may read it with READ_ONCE
  * @msn: message sequence number (IBTA 9.7.4.1.2), 24 bits
  * @nak_sent: a PSN sequence error NAK or an RNR NAK was sent for @epsn;
- *	packets ahead of @epsn are dropped silently until @epsn arrives
- *	(one NAK per sequence gap, IBTA 9.7.5.1.1)
+ *	no other NAK goes out until @epsn arrives (one NAK per sequence
+ *	gap, IBTA 9.7.5.1.1)
+ * @ooo_defer: the request being executed leaves its ACK to
+ *	sroce_resp_ooo_answer(), which acknowledges the held requests
+ *	processed after it as well
  * @uc_drop: UC: the rest of the current message is being dropped
  * @failed: the responder moved the QP to the error state; drop packets
  *	until the QP is reset
@@ -152,6 +167,10 @@ struct sroce_resp_attr {
  * @out_len: entries in @out
  * @rd_mr: MR of the READ response stream at the head of @out, with a
  *	reference, or NULL
+ * @ooo: RC requests that arrived ahead of @epsn, in PSN order, each
+ *	PSN once (sroce_resp.c, "Out-of-order hold"); bounded by
+ *	SROCE_RESP_OOO_MAX_*, freed on reset and destroy
+ * @ooo_bytes: truesize of the packets in @ooo
  * @pend_reset: set by sroce_resp_modify() on a move to RESET
  * @pend_psn: set by sroce_resp_modify() when rq_psn was given
  * @pend_psn_val: that rq_psn
@@ -161,6 +180,7 @@ struct sroce_resp {
 	u32 epsn;
 	u32 msn;
 	bool nak_sent;
+	bool ooo_defer;
 	bool uc_drop;
 	bool failed;
 	bool tx_blocked;
@@ -172,6 +192,8 @@ struct sroce_resp {
 	struct list_head out;
 	u32 out_len;
 	struct sroce_mr *rd_mr;
+	struct sk_buff_head ooo;
+	u32 ooo_bytes;
 	/* under qp->state_lock */
 	bool pend_reset;
 	bool pend_psn;

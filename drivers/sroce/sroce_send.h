@@ -290,6 +290,14 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @rewind_psn: PSN the last loss rewind went back to
  * @rewind_ns: ktime_get_ns() of that rewind
  * @recover_psn: one past the newest PSN sent before that rewind
+ * @sel_probe: after a sequence error NAK, the requester sends only the
+ *	packet at comp_psn (with AckReq) and waits for the answer to it
+ *	(sroce_comp.c: a responder that held what followed the gap
+ *	acknowledges it all at once)
+ * @sel_end: one past the PSNs of that packet (a READ request: its chunk)
+ * @peer_holds: the responder was seen to hold requests behind a gap (an
+ *	answer to a packet resent alone acknowledged more than it): it
+ *	answers such a packet with an ACK or NAK once it ran what it held
  * @cwnd: congestion window in PSNs (SROCE_REQ_CWND_MIN..SROCE_REQ_WINDOW)
  * @ssthresh: slow start threshold in PSNs
  * @cwnd_acc: PSNs acknowledged towards the next congestion avoidance step
@@ -361,6 +369,9 @@ struct sroce_send {
 	u32 rewind_psn;
 	u64 rewind_ns;
 	u32 recover_psn;
+	bool sel_probe;
+	u32 sel_end;
+	bool peer_holds;
 	u32 cwnd;
 	u32 ssthresh;
 	u32 cwnd_acc;
@@ -456,6 +467,7 @@ void sroce_req_copy_attrs(struct sroce_qp *qp);
 void sroce_req_set_psn(struct sroce_qp *qp, u32 psn);
 bool sroce_req_run(struct sroce_qp *qp, int budget);
 void sroce_req_rewind(struct sroce_qp *qp);
+void sroce_req_forward(struct sroce_qp *qp);
 void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		    enum ib_wc_status status);
 void sroce_req_tx_pause(struct sroce_qp *qp);
