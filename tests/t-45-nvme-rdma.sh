@@ -13,8 +13,9 @@
 #     figures printed
 #   - connect/disconnect $T45_CYCLES times (default 50, bounded by
 #     $T45_CYCLE_SECS, default 300 s: fewer when TCG is slow, said so)
-#   - `rdma link delete` with a session connected and I/O running: the
-#     host's controller goes away (device removal), the command and fio
+#   - with a session connected and I/O running, the device taken away
+#     three ways: `rdma link delete`, deleting its netdev, `rmmod sroce`:
+#     the host's controller goes away (device removal), the command and fio
 #     return, nothing hangs (scripts/vm checks dmesg for splats)
 cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
 
@@ -158,28 +159,51 @@ else
 fi
 
 # --- device removal with a session connected and I/O running -----------------
-if connect >/tmp/t45.msg 2>&1; then
+# bring_up: vethR, sroce9 on it and the target, whatever is missing.
+bring_up() {
+	[[ -d /sys/module/sroce ]] || "$MODPROBE" sroce || return 1
+	if ! "$IP" link show vethR >/dev/null 2>&1; then
+		"$IP" link add vethR type veth peer name vethRB &&
+		ns_link - vethR "$ADDR" 2001:db8:1::1 1500 && "$IP" link set vethRB up || return 1
+	fi
+	[[ -e /sys/class/infiniband/sroce9 ]] || sroce_bind sroce9 vethR || return 1
+	nvmet_down
+	nvmet_up "$ADDR"
+}
+
+# removal NAME CMD...: connect, start fio, run CMD (which takes the device
+# away): CMD returns, the host's controller goes (the ULP saw the device's
+# removal), fio returns, nothing hangs.
+removal() {
+	local t=t-45/$1 fpid rstart rc i
+	shift
+	if ! bring_up >/tmp/t45.msg 2>&1 || ! connect >>/tmp/t45.msg 2>&1; then
+		fail "$t" "$(cat /tmp/t45.msg)"
+		return
+	fi
 	fio --name=removal --filename="$DEV" --direct=1 --ioengine=libaio \
 		--iodepth=8 --rw=randrw --bs=4k --size=16m --time_based \
 		--runtime=60 >/tmp/t45-removal.log 2>&1 &
 	fpid=$!
 	sleep 2
 	rstart=$SECONDS
-	if bounded 120 "$RDMA" link delete sroce9 && wait_gone sroce9 30; then
-		pass t-45/link-delete-connected "in $((SECONDS - rstart))s"
+	if bounded 120 "$@" && wait_gone sroce9 30; then
+		pass "$t" "\`$*\` in $((SECONDS - rstart))s"
 	else
-		fail t-45/link-delete-connected "rdma link delete sroce9 failed or hung"
+		fail "$t" "\`$*\` failed or hung"
 	fi
 	for ((i = 0; i < 300; i++)); do host_ctrl >/dev/null || break; sleep 0.1; done
-	host_ctrl >/dev/null && fail t-45/ctrl-removed "controller still there 30 s after removal" ||
-		pass t-45/ctrl-removed
+	host_ctrl >/dev/null && fail "$t/ctrl-removed" "controller still there 30 s after removal" ||
+		pass "$t/ctrl-removed"
 	wait_pid "$fpid" 60
 	rc=$?
-	((rc != 124)) && pass t-45/fio-returns "fio exited $rc after the device went away" ||
-		fail t-45/fio-returns "fio still running 60 s after removal"
-else
-	fail t-45/connect-3 "$(cat /tmp/t45.msg)"
-fi
+	((rc != 124)) && pass "$t/fio-returns" "fio exited $rc after the device went away" ||
+		fail "$t/fio-returns" "fio still running 60 s after removal"
+}
+
+removal link-delete-connected "$RDMA" link delete sroce9
+removal netdev-delete-connected "$IP" link delete vethR
+removal rmmod-connected "$MODPROBE" -r sroce
 nvmet_down
 if dmesg | tail -n +"$((dmesg_before + 1))" | grep -qE 'WARNING|BUG|Call Trace|hung_task'; then
 	fail t-45/dmesg "$(dmesg | tail -n +"$((dmesg_before + 1))" | grep -E -m5 'WARNING|BUG|Call Trace|hung')"

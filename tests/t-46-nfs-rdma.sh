@@ -9,8 +9,8 @@
 # reference: same kernel, same tools) and then on sroce; the client's
 # registration mode is FRWR, so the device must offer the memory management
 # extensions (IB_DEVICE_MEM_MGT_EXTENSIONS).  Last, the sroce device is
-# deleted while a mount is up: the transport must let go, the unmount must
-# finish, and nothing may hang.
+# taken away while a mount is up (rdma link delete, netdev delete, rmmod):
+# the transport must let go, the unmount must finish, nothing may hang.
 cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
 
 ROUNDS=${NFS_ROUNDS:-3}
@@ -73,19 +73,33 @@ if ! bind_dev sroce; then
 fi
 nfs_suite t-46/sroce
 
-# Teardown with a mount up: delete the device under the client.
-if nfs_server_up "$ADDR" >/dev/null 2>&1 && nfs_mount "$ADDR" 4.2 >/dev/null 2>&1; then
+# Teardown with a mount up: the device taken away under the client three
+# ways; each time the command returns, the mount can be forced off, nothing
+# hangs.
+# gone NAME CMD...: mount over sroce0, write, run CMD, then umount -f.
+gone() {
+	local t=t-46/sroce/$1 start
+	shift
+	[[ -d /sys/module/sroce ]] || "$MODPROBE" sroce
+	"$IP" link show nfsdum0 >/dev/null 2>&1 || bind_dev sroce
+	[[ -e /sys/class/infiniband/sroce0 ]] || sroce_bind sroce0 nfsdum0
+	if ! { nfs_server_up "$ADDR" && nfs_mount "$ADDR" 4.2; } >/dev/null 2>&1; then
+		fail "$t" "could not mount for the teardown case"
+		nfs_server_down
+		return
+	fi
 	head -c 1000000 /dev/urandom >"$NFS_MNT/live"
 	start=$SECONDS
-	if bounded 90 "$RDMA" link delete sroce0; then
-		pass t-46/sroce/link-delete-mounted "$((SECONDS - start)) s"
+	if bounded 90 "$@" >/dev/null; then
+		pass "$t" "\`$*\` in $((SECONDS - start)) s"
 	else
-		fail t-46/sroce/link-delete-mounted "rdma link delete hung or failed"
+		fail "$t" "\`$*\` hung or failed"
 	fi
-	check t-46/sroce/umount-after-delete bounded 90 umount -f "$NFS_MNT"
-else
-	fail t-46/sroce/link-delete-mounted "could not mount for the teardown case"
-fi
-nfs_server_down
+	check "$t/umount" bounded 90 umount -f "$NFS_MNT"
+	nfs_server_down
+}
+gone link-delete-mounted "$RDMA" link delete sroce0
+gone netdev-delete-mounted "$IP" link delete nfsdum0
+gone rmmod-mounted "$MODPROBE" -r sroce
 "$IP" link del nfsdum0 2>/dev/null
 exit 0

@@ -109,6 +109,28 @@ static struct sroce_dev *sroce_dev_find(struct net_device *ndev)
 	return NULL;
 }
 
+/*
+ * The netdev is going away: no packet leaves or arrives again.  As a
+ * hardware device does on surprise removal, every QP goes to the error
+ * state now (IB_EVENT_QP_FATAL, outstanding WQEs flushed, IBTA 11.6.3.1),
+ * so the consumers' teardown that the unregistration starts does not wait
+ * for answers that cannot come (nvme-rdma's shutdown command would wait
+ * out its timeout, holding up the netdev's unregistration).
+ */
+static void sroce_dev_fail_qps(struct sroce_dev *dev)
+{
+	struct sroce_qp *qp, *ref;
+	unsigned long qpn;
+
+	xa_for_each(&dev->qp_xa, qpn, qp) {
+		ref = sroce_qp_lookup(dev, qpn);
+		if (!ref)
+			continue;
+		sroce_qp_error(ref);
+		sroce_qp_put(ref);
+	}
+}
+
 /* Queue unregistration of a registered device; no-op when it is not. */
 static void sroce_dev_unregister_queued(struct sroce_dev *dev)
 {
@@ -175,6 +197,7 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		sroce_dev_fail_qps(dev);
 		sroce_dev_unregister_queued(dev);
 		break;
 	case NETDEV_UP:
