@@ -7,7 +7,9 @@
 NFS_EXP=/export NFS_MNT=/mnt/nfs NFS_SRC=/tmp/nfs-src
 NFS_FILES=${NFS_FILES:-6}
 NVME_NQN=nqn.2026-12.org.sroce:test NVME_PORT=4420
-NVME_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5ec0e000-0000-4000-8000-000000000001
+NVME_HOSTID=5ec0e000-0000-4000-8000-000000000001
+# (newer kernels refuse a host NQN whose UUID is not the host ID: EINVAL)
+NVME_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:$NVME_HOSTID
 
 # step CMD...: run CMD; when it fails, say which.
 step() { "$@" || { echo "\`$*\` failed ($?)"; return 1; }; }
@@ -126,7 +128,7 @@ nvme_connect() {
 	local d try
 	"$MODPROBE" nvme-rdma || return 1
 	bounded 120 nvme connect -t rdma -a "$1" -s "$NVME_PORT" -n "$NVME_NQN" \
-		--hostnqn="$NVME_HOSTNQN" -i 2 >&2 || return 1
+		--hostnqn="$NVME_HOSTNQN" --hostid="$NVME_HOSTID" -i 2 >&2 || return 1
 	for ((try = 0; try < 100; try++)); do
 		for d in /sys/class/nvme/*; do
 			[[ $(cat "$d/subsysnqn" 2>/dev/null) == "$NVME_NQN" ]] || continue
