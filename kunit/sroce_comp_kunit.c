@@ -637,6 +637,34 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_COUNT(SROCE_CNT_COMPLETER_RETRY_ERR, 1),
 			FX_STATE(IB_QPS_ERR)),
 	},
+	/* ---- the device fails; drains (IBTA 11.6.2, 10.3.1.7) ---- */
+	{
+		.name = "device_fatal_flushes_refuses_posts_drains",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_RECV(.n = 1),
+			FX_DEV_FATAL(),
+			FX_FATAL(1),
+			FX_STATE(IB_QPS_ERR),
+			SCQE_ERR(1, IB_WC_WR_FLUSH_ERR),
+			FX_RCQE_ERR(0x100, IB_WC_WR_FLUSH_ERR),
+			FX_SEND(.op = IB_WR_SEND, .len = 8, .err = -EIO),
+			FX_RECV(.n = 1, .err = -EIO),
+			FX_NO_CQE(),
+			FX_DRAIN(),
+			FX_NO_CQE(),
+			FX_NO_TX()),
+	},
+	{
+		.name = "drain_moves_to_err",
+		.type = IB_QPT_UC,
+		.steps = FX_STEPS(FX_DRAIN(),
+			FX_STATE(IB_QPS_ERR),
+			FX_FATAL(0),
+			FX_NO_CQE(),
+			FX_NO_TX()),
+	},
 };
 
 SROCE_FX_SUITE(sroce_comp, sroce_comp_cases);

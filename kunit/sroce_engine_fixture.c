@@ -780,6 +780,21 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i);
 
+/*
+ * The device's drain: the fixture's CQs, which nobody else polls, become
+ * IB_POLL_DIRECT ones that the drain polls itself; the marker CQEs are
+ * consumed there (a numbered WQE's CQE would not be: none may be left).
+ */
+static void sroce_fx_drain(struct sroce_fx *fx)
+{
+	/* ib_process_cq_direct() polls through the device's ops */
+	fx->dev.ib_dev.ops.poll_cq = sroce_dev_ops.poll_cq;
+	fx->scq->ibcq.poll_ctx = IB_POLL_DIRECT;
+	fx->rcq->ibcq.poll_ctx = IB_POLL_DIRECT;
+	sroce_dev_ops.drain_sq(&fx->qp->ibqp);
+	sroce_dev_ops.drain_rq(&fx->qp->ibqp);
+}
+
 /* Run step @i; the QP's work is settled afterwards. */
 static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 			  int i)
@@ -833,6 +848,12 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	case SROCE_FX_RELEASE:
 	case SROCE_FX_REOPEN:
 		sroce_fx_step_run(fx, s, i);
+		break;
+	case SROCE_FX_DEV_FATAL:
+		sroce_dev_set_fatal(&fx->dev);
+		break;
+	case SROCE_FX_DRAIN:
+		sroce_fx_drain(fx);
 		break;
 	default:
 		sroce_fx_step_check(fx, s, i);
@@ -988,6 +1009,8 @@ static int sroce_fx_create_qp(struct sroce_fx *fx)
 		return -ENOMEM;
 	qp->ibqp.device = &fx->dev.ib_dev;
 	qp->ibqp.pd = &fx->pd.ibpd;
+	qp->ibqp.send_cq = init.send_cq;
+	qp->ibqp.recv_cq = init.recv_cq;
 	qp->ibqp.qp_type = fx->c->type;
 	qp->ibqp.event_handler = sroce_fx_event;
 	qp->ibqp.qp_context = fx;

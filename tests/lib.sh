@@ -363,6 +363,15 @@ dmesg_clean() {
 	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$(tr '\n' ' ' <<<"$hits")"; fi
 }
 
+# dmesg_since NAME LINES: FAIL NAME with each splat in the kernel log after
+# its first LINES lines, and the 20 lines after it (the task, its stack),
+# or PASS NAME.
+dmesg_since() {
+	local hits
+	hits=$(dmesg | tail -n +"$(($2 + 1))" | grep -E -A20 "$SPLAT" | head -n 60)
+	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$hits"; fi
+}
+
 # record_lines PREFIX: read a test program's output on stdin and record its
 # `PASS name (detail)` / `FAIL name: why` / `SKIP name: why` lines as
 # PREFIX/name; other lines are echoed, indented.

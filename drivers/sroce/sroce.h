@@ -241,6 +241,7 @@ struct sroce_dev {
 	struct xarray ah_xa;
 	u32 next_ah;
 	enum ib_port_state port_state;
+	bool fatal;
 	enum ib_mtu mtu_cap;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
 	struct sroce_cc_params *cc;
@@ -258,6 +259,12 @@ static inline struct sroce_dev *to_sroce_dev(struct ib_device *ibdev)
 }
 
 const char *sroce_counter_name(enum sroce_counter cnt);
+
+/* Has the device failed for good (sroce_dev_set_fatal(), sroce_qp.c)? */
+static inline bool sroce_dev_is_fatal(struct sroce_dev *dev)
+{
+	return READ_ONCE(dev->fatal);
+}
 
 static inline void sroce_counter_inc(struct sroce_dev *dev,
 				     enum sroce_counter c)

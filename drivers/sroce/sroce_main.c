@@ -109,28 +109,6 @@ static struct sroce_dev *sroce_dev_find(struct net_device *ndev)
 	return NULL;
 }
 
-/*
- * The netdev is going away: no packet leaves or arrives again.  As a
- * hardware device does on surprise removal, every QP goes to the error
- * state now (IB_EVENT_QP_FATAL, outstanding WQEs flushed, IBTA 11.6.3.1),
- * so the consumers' teardown that the unregistration starts does not wait
- * for answers that cannot come (nvme-rdma's shutdown command would wait
- * out its timeout, holding up the netdev's unregistration).
- */
-static void sroce_dev_fail_qps(struct sroce_dev *dev)
-{
-	struct sroce_qp *qp, *ref;
-	unsigned long qpn;
-
-	xa_for_each(&dev->qp_xa, qpn, qp) {
-		ref = sroce_qp_lookup(dev, qpn);
-		if (!ref)
-			continue;
-		sroce_qp_error(ref);
-		sroce_qp_put(ref);
-	}
-}
-
 /* Queue unregistration of a registered device; no-op when it is not. */
 static void sroce_dev_unregister_queued(struct sroce_dev *dev)
 {
@@ -140,7 +118,8 @@ static void sroce_dev_unregister_queued(struct sroce_dev *dev)
 	ib_device_put(&dev->ib_dev);
 }
 
-static void sroce_port_event(struct sroce_dev *dev, enum ib_event_type type)
+/* An asynchronous event of the device or its port (IBTA 11.6.3). */
+static void sroce_dev_event(struct sroce_dev *dev, enum ib_event_type type)
 {
 	struct ib_event ev = {
 		.device = &dev->ib_dev,
@@ -167,7 +146,7 @@ static void sroce_update_port_state(struct sroce_dev *dev)
 	WRITE_ONCE(dev->port_state, state);
 	ibdev_info(&dev->ib_dev, "port %s\n",
 		   state == IB_PORT_ACTIVE ? "active" : "down");
-	sroce_port_event(dev, state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+	sroce_dev_event(dev, state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
 							IB_EVENT_PORT_ERR);
 }
 
@@ -197,7 +176,15 @@ static int sroce_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		sroce_dev_fail_qps(dev);
+		/*
+		 * No packet leaves or arrives again: as a hardware device
+		 * does on surprise removal, the device fails (posts refused,
+		 * every QP in the error state), so the consumers' teardown
+		 * that the unregistration starts does not wait for answers
+		 * that cannot come.
+		 */
+		sroce_dev_set_fatal(dev);
+		sroce_dev_event(dev, IB_EVENT_DEVICE_FATAL);
 		sroce_dev_unregister_queued(dev);
 		break;
 	case NETDEV_UP:
@@ -331,6 +318,8 @@ const struct ib_device_ops sroce_dev_ops = {
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
+	.drain_rq = sroce_drain_rq,
+	.drain_sq = sroce_drain_sq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.post_srq_recv = sroce_post_srq_recv,

@@ -20,6 +20,7 @@
  * READ_ONCE().
  */
 
+#include <linux/delay.h>
 #include <linux/log2.h>
 #include <kunit/visibility.h>
 
@@ -278,6 +279,174 @@ void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (raise)
 		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/* How long a failing device waits for consumers to poll its flush CQEs. */
+#define SROCE_FATAL_POLL_MS	200
+
+/*
+ * Has the consumer taken every CQE of @cq?  User CQs and IB_POLL_DIRECT
+ * ones are polled when their owner pleases: not waited for.
+ */
+static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
+{
+	if (cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
+	    !cq->queue.hdr)
+		return true;
+	/* pairs with the release store of sroce_poll_cq() */
+	return smp_load_acquire(&cq->queue.hdr->consumer) ==
+	       READ_ONCE(cq->queue.kidx);
+}
+
+static bool sroce_fatal_cqs_taken(struct sroce_dev *dev)
+{
+	struct sroce_qp *qp, *ref;
+	unsigned long qpn;
+	bool taken = true;
+
+	xa_for_each(&dev->qp_xa, qpn, qp) {
+		ref = sroce_qp_lookup(dev, qpn);
+		if (!ref)
+			continue;
+		taken = sroce_fatal_cq_taken(ref->scq) &&
+			sroce_fatal_cq_taken(ref->rcq);
+		sroce_qp_put(ref);
+		if (!taken)
+			break;
+	}
+	return taken;
+}
+
+/**
+ * sroce_dev_set_fatal() - the device fails for good: its netdev is going
+ * @dev: device
+ *
+ * From now on kernel consumers' posts are refused with -EIO
+ * (sroce_post_send()); then every QP moves to the error state
+ * (IB_EVENT_QP_FATAL, outstanding WQEs flushed, IBTA 11.6.3.1), as a
+ * hardware device does on a catastrophic error (IBTA 11.6.2).  Posts seen
+ * before the flag are flushed with their QP.  Returns once the flush CQEs
+ * are out and the consumers' pollers (softirq, workqueue) took them, or
+ * after SROCE_FATAL_POLL_MS: a consumer that sees its flush before the
+ * unregistration the caller queues next starts its error recovery, which
+ * fails its outstanding commands now (nvme-rdma cancels them) instead of
+ * at their timeouts.  The caller raises IB_EVENT_DEVICE_FATAL.
+ * Context: process; sleeps (flushes sroce_wq, whose work takes no lock
+ * the caller may hold: rtnl, sroce_dev_mutex).
+ */
+void sroce_dev_set_fatal(struct sroce_dev *dev)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(SROCE_FATAL_POLL_MS);
+	struct sroce_qp *qp, *ref;
+	unsigned long qpn;
+
+	WRITE_ONCE(dev->fatal, true);
+	smp_mb();	/* the flag before the QPs' states */
+	xa_for_each(&dev->qp_xa, qpn, qp) {
+		ref = sroce_qp_lookup(dev, qpn);
+		if (!ref)
+			continue;
+		sroce_qp_error(ref);
+		sroce_qp_put(ref);
+	}
+	flush_workqueue(sroce_wq);
+	while (!sroce_fatal_cqs_taken(dev) && time_before(jiffies, end))
+		usleep_range(2000, 5000);
+}
+
+/* A drain's marker WQE and the completion its CQE signals. */
+struct sroce_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void sroce_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct sroce_drain, cqe)->done);
+}
+
+/*
+ * Wait for the marker's CQE: the CQ's poller calls sroce_drain_done();
+ * nobody polls an IB_POLL_DIRECT CQ but its owner, who is here.  The flush
+ * in the error state always completes the marker, so the wait ends.
+ */
+static void sroce_drain_wait(struct ib_cq *cq, struct sroce_drain *d)
+{
+	if (cq->poll_ctx != IB_POLL_DIRECT) {
+		wait_for_completion(&d->done);
+		return;
+	}
+	while (!wait_for_completion_timeout(&d->done, HZ / 10))
+		ib_process_cq_direct(cq, -1);
+}
+
+static int sroce_drain_to_err(struct ib_qp *ibqp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return sroce_modify_qp(ibqp, &attr, IB_QP_STATE, NULL);
+}
+
+/**
+ * sroce_drain_sq() - wait until every send WQE of a kernel QP completed
+ *	(ib_device_ops.drain_sq)
+ * @ibqp: RC or UC QP whose send CQ the caller polls or lets the core poll
+ *
+ * Moves the QP to the error state and posts a signalled marker WQE, which
+ * completes (flushed, IBTA 10.3.1.7) after every WQE before it; returns
+ * when its CQE has been polled.  Unlike ib_drain_sq()'s own marker, this
+ * one is posted on a device in its fatal state too, so a consumer's
+ * teardown after the netdev went still drains.
+ * Context: process; sleeps.
+ */
+void sroce_drain_sq(struct ib_qp *ibqp)
+{
+	struct sroce_drain d = { .cqe.done = sroce_drain_done };
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe = &d.cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	const struct ib_send_wr *bad;
+	int err;
+
+	init_completion(&d.done);
+	err = sroce_drain_to_err(ibqp) ?:
+	      sroce_post_send_wrs(ibqp, &wr.wr, &bad);
+	if (err) {
+		ibdev_err(ibqp->device, "qp#%u: send queue not drained: %d\n",
+			  ibqp->qp_num, err);
+		return;
+	}
+	sroce_drain_wait(ibqp->send_cq, &d);
+}
+
+/**
+ * sroce_drain_rq() - wait until every receive WQE of a kernel QP completed
+ *	(ib_device_ops.drain_rq)
+ * @ibqp: QP with a receive queue of its own (no SRQ)
+ *
+ * As sroce_drain_sq(), with an empty receive WQE as the marker.
+ * Context: process; sleeps.
+ */
+void sroce_drain_rq(struct ib_qp *ibqp)
+{
+	struct sroce_drain d = { .cqe.done = sroce_drain_done };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe };
+	const struct ib_recv_wr *bad;
+	int err;
+
+	init_completion(&d.done);
+	err = sroce_drain_to_err(ibqp) ?:
+	      sroce_post_recv_wrs(ibqp, &wr, &bad);
+	if (err) {
+		ibdev_err(ibqp->device, "qp#%u: receive queue not drained: %d\n",
+			  ibqp->qp_num, err);
+		return;
+	}
+	sroce_drain_wait(ibqp->recv_cq, &d);
 }
 
 /* Reserve a QPN; the slot holds no QP until sroce_qp_publish(). */

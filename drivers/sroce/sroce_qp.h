@@ -169,6 +169,10 @@ void sroce_qp_schedule(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_last_wqe_reached(struct sroce_qp *qp);
 
+void sroce_dev_set_fatal(struct sroce_dev *dev);
+void sroce_drain_sq(struct ib_qp *ibqp);
+void sroce_drain_rq(struct ib_qp *ibqp);
+
 /* Is an IBTA QP transition allowed with this attribute mask? */
 bool sroce_modify_qp_ok(enum ib_qp_state cur, enum ib_qp_state next,
 			enum ib_qp_type type, enum ib_qp_attr_mask mask);

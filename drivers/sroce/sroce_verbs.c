@@ -1187,7 +1187,8 @@ static bool sroce_post_sees_flush(struct sroce_qp *qp)
 }
 
 /**
- * sroce_post_send() - post send WRs (ib_device_ops.post_send)
+ * sroce_post_send_wrs() - post send WRs, also on a device in its fatal
+ *	state (sroce_post_send() minus that check; the drain's marker)
  * @ibqp: QP
  * @wr: list of WRs for a kernel QP; NULL for a user QP, for which this is
  *	the doorbell after the provider wrote its SQ ring
@@ -1203,8 +1204,8 @@ static bool sroce_post_sees_flush(struct sroce_qp *qp)
  * Context: any (takes qp->sq_lock with irqsave).
  * Return: 0, -EINVAL (bad WR or state), -ENOMEM (SQ full).
  */
-int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr)
+int sroce_post_send_wrs(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+			const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sroce_qp(ibqp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -1286,8 +1287,8 @@ static int sroce_post_one_recv(struct sroce_queue *q, spinlock_t *lock,
 }
 
 /**
- * sroce_post_recv() - post receive WRs to a kernel QP
- *	(ib_device_ops.post_recv)
+ * sroce_post_recv_wrs() - post receive WRs to a kernel QP, also on a
+ *	device in its fatal state (sroce_post_recv() minus that check)
  * @ibqp: QP
  * @wr: list of WRs
  * @bad_wr: set to the first WR not posted
@@ -1300,8 +1301,8 @@ static int sroce_post_one_recv(struct sroce_queue *q, spinlock_t *lock,
  * Return: 0, -EINVAL (bad WR, state, user QP, SRQ attached), -ENOMEM (RQ
  * full).
  */
-int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr)
+int sroce_post_recv_wrs(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sroce_qp(ibqp);
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -1435,6 +1436,52 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 }
 
 /**
+ * sroce_post_send() - post send WRs (ib_device_ops.post_send)
+ * @ibqp: QP
+ * @wr: list of WRs for a kernel QP; NULL for a user QP's doorbell
+ * @bad_wr: set to the first WR not posted
+ *
+ * As sroce_post_send_wrs(), except that a kernel QP's WRs are refused
+ * while the device is in its fatal state (sroce_dev_set_fatal()), as a
+ * hardware device refuses them after a fatal error: the consumer fails
+ * the request at once instead of waiting for a completion that cannot
+ * come.  The device's own drain (sroce_drain_sq()) still posts.
+ * Context: any.
+ * Return: 0, -EIO (device fatal), or as sroce_post_send_wrs().
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	if (wr && sroce_dev_is_fatal(to_sroce_dev(ibqp->device))) {
+		*bad_wr = wr;
+		return -EIO;
+	}
+	return sroce_post_send_wrs(ibqp, wr, bad_wr);
+}
+
+/**
+ * sroce_post_recv() - post receive WRs to a kernel QP
+ *	(ib_device_ops.post_recv)
+ * @ibqp: QP
+ * @wr: list of WRs
+ * @bad_wr: set to the first WR not posted
+ *
+ * As sroce_post_recv_wrs(), except that WRs are refused while the device
+ * is in its fatal state (see sroce_post_send()).
+ * Context: any.
+ * Return: 0, -EIO (device fatal), or as sroce_post_recv_wrs().
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	if (sroce_dev_is_fatal(to_sroce_dev(ibqp->device))) {
+		*bad_wr = wr;
+		return -EIO;
+	}
+	return sroce_post_recv_wrs(ibqp, wr, bad_wr);
+}
+
+/**
  * sroce_post_srq_recv() - post receive WRs to a kernel SRQ
  *	(ib_device_ops.post_srq_recv)
  * @ibsrq: SRQ
@@ -1443,8 +1490,10 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
  *
  * User SRQs post in their mapped ring.  The WRs go into the ring in order
  * (sroce_post_one_recv(), as for an RQ); any QP attached takes them.
+ * Refused while the device is in its fatal state (see sroce_post_send()).
  * Context: any (takes srq->prod_lock with irqsave).
- * Return: 0, -EINVAL (bad WR, user SRQ), -ENOMEM (max_wr WQEs posted).
+ * Return: 0, -EINVAL (bad WR, user SRQ), -ENOMEM (max_wr WQEs posted),
+ * -EIO (device fatal).
  */
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr)
@@ -1456,6 +1505,10 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	if (srq->is_user) {
 		*bad_wr = wr;
 		return -EINVAL;
+	}
+	if (sroce_dev_is_fatal(to_sroce_dev(ibsrq->device))) {
+		*bad_wr = wr;
+		return -EIO;
 	}
 	spin_lock_irqsave(&srq->prod_lock, flags);
 	for (; wr; wr = wr->next) {
