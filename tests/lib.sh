@@ -356,11 +356,17 @@ rc_pingpong() {
 SPLAT='Kernel panic|Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault'
 SPLAT+='|list_(add|del) corruption|stack-protector|Call Trace:|blocked for more than|detected stall'
 
-# dmesg_clean NAME: FAIL NAME if the kernel log has a WARN/BUG/Oops splat.
+# dmesg_clean NAME: dmesg_since NAME from the line tests/run logged when
+# the test began ($SROCE_DMESG_MARK), or from the start of the log when
+# there is none (a test run alone, or the line scrolled out of the ring).
 dmesg_clean() {
-	local hits
-	hits=$(dmesg | grep -E "$SPLAT" | head -n 5)
-	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$(tr '\n' ' ' <<<"$hits")"; fi
+	local from=0
+	if [[ -n ${SROCE_DMESG_MARK:-} ]]; then
+		from=$(dmesg | grep -n -F -- "$SROCE_DMESG_MARK" | tail -n 1 | cut -d: -f1)
+		from=${from:-1}
+		from=$((from - 1))
+	fi
+	dmesg_since "$1" "$from"
 }
 
 # dmesg_since NAME LINES: FAIL NAME with each splat in the kernel log after
