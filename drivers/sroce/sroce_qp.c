@@ -353,6 +353,7 @@ void sroce_dev_set_fatal(struct sroce_dev *dev)
 	while (!sroce_fatal_cqs_taken(dev) && time_before(jiffies, end))
 		usleep_range(2000, 5000);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_dev_set_fatal);
 
 /* A drain's marker WQE and the completion its CQE signals. */
 struct sroce_drain {
