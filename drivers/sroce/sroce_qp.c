@@ -298,23 +298,38 @@ static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
 	       READ_ONCE(cq->queue.kidx);
 }
 
-static bool sroce_fatal_cqs_taken(struct sroce_dev *dev)
+static bool sroce_fatal_qp_taken(struct sroce_qp *qp)
+{
+	return sroce_fatal_cq_taken(qp->scq) && sroce_fatal_cq_taken(qp->rcq);
+}
+
+static bool sroce_fatal_qp_error(struct sroce_qp *qp)
+{
+	sroce_qp_error(qp);
+	return true;
+}
+
+/*
+ * Call @fn on each published QP of @dev, holding a reference, until it
+ * returns false.  Return: false when @fn stopped the walk.
+ */
+static bool sroce_dev_each_qp(struct sroce_dev *dev,
+			      bool (*fn)(struct sroce_qp *qp))
 {
 	struct sroce_qp *qp, *ref;
 	unsigned long qpn;
-	bool taken = true;
+	bool more = true;
 
 	xa_for_each(&dev->qp_xa, qpn, qp) {
 		ref = sroce_qp_lookup(dev, qpn);
 		if (!ref)
 			continue;
-		taken = sroce_fatal_cq_taken(ref->scq) &&
-			sroce_fatal_cq_taken(ref->rcq);
+		more = fn(ref);
 		sroce_qp_put(ref);
-		if (!taken)
+		if (!more)
 			break;
 	}
-	return taken;
+	return more;
 }
 
 /**
@@ -337,20 +352,13 @@ static bool sroce_fatal_cqs_taken(struct sroce_dev *dev)
 void sroce_dev_set_fatal(struct sroce_dev *dev)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(SROCE_FATAL_POLL_MS);
-	struct sroce_qp *qp, *ref;
-	unsigned long qpn;
 
 	WRITE_ONCE(dev->fatal, true);
 	smp_mb();	/* the flag before the QPs' states */
-	xa_for_each(&dev->qp_xa, qpn, qp) {
-		ref = sroce_qp_lookup(dev, qpn);
-		if (!ref)
-			continue;
-		sroce_qp_error(ref);
-		sroce_qp_put(ref);
-	}
+	sroce_dev_each_qp(dev, sroce_fatal_qp_error);
 	flush_workqueue(sroce_wq);
-	while (!sroce_fatal_cqs_taken(dev) && time_before(jiffies, end))
+	while (!sroce_dev_each_qp(dev, sroce_fatal_qp_taken) &&
+	       time_before(jiffies, end))
 		usleep_range(2000, 5000);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dev_set_fatal);
