@@ -356,25 +356,17 @@ rc_pingpong() {
 SPLAT='Kernel panic|Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault'
 SPLAT+='|list_(add|del) corruption|stack-protector|Call Trace:|blocked for more than|detected stall'
 
-# dmesg_clean NAME: dmesg_since NAME from the line tests/run logged when
-# the test began ($SROCE_DMESG_MARK), or from the start of the log when
-# there is none (a test run alone, or the line scrolled out of the ring).
+# dmesg_clean NAME: FAIL NAME with each splat the kernel logged since the
+# line tests/run logged when the test began ($SROCE_DMESG_MARK; the whole
+# log when there is none: a test run alone, or the line scrolled out of
+# the ring), and the 20 lines after it (the task, its stack); or PASS NAME.
 dmesg_clean() {
-	local from=0
+	local from=0 hits
 	if [[ -n ${SROCE_DMESG_MARK:-} ]]; then
 		from=$(dmesg | grep -n -F -- "$SROCE_DMESG_MARK" | tail -n 1 | cut -d: -f1)
-		from=${from:-1}
-		from=$((from - 1))
+		from=$((${from:-1} - 1))
 	fi
-	dmesg_since "$1" "$from"
-}
-
-# dmesg_since NAME LINES: FAIL NAME with each splat in the kernel log after
-# its first LINES lines, and the 20 lines after it (the task, its stack),
-# or PASS NAME.
-dmesg_since() {
-	local hits
-	hits=$(dmesg | tail -n +"$(($2 + 1))" | grep -E -A20 "$SPLAT" | head -n 60)
+	hits=$(dmesg | tail -n +"$((from + 1))" | grep -E -A20 "$SPLAT" | head -n 60)
 	if [[ -z $hits ]]; then pass "$1"; else fail "$1" "$hits"; fi
 }
 

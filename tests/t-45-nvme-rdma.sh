@@ -113,7 +113,6 @@ if ! out=$( { "$IP" link add vethR type veth peer name vethRB &&
 	exit 1
 fi
 pass t-45/setup
-dmesg_before=$(dmesg | wc -l)
 
 # --- data path: connect, fio verify, disconnect -------------------------------
 if connect >/tmp/t45.msg 2>&1; then
@@ -214,5 +213,5 @@ removal netdev-delete-connected-2 "$IP" link delete vethR
 removal netdev-delete-connected-3 "$IP" link delete vethR
 removal rmmod-connected "$MODPROBE" -r sroce
 nvmet_down
-dmesg_since t-45/dmesg "$dmesg_before"
+dmesg_clean t-45/dmesg
 echo "t-45: ${SECONDS}s in all"
