@@ -53,6 +53,7 @@ static const struct {
 };
 
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /*
@@ -86,6 +87,10 @@ static int sroce_check_qp_init_attr_ex(const struct ibv_qp_init_attr_ex *attr,
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;
 	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK)
+		return EOPNOTSUPP;
+	/* no creation flag is offered; asking for none is fine */
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	*ops = 0;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))

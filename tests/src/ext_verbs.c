@@ -899,6 +899,7 @@ struct qcase {
 	enum ibv_qp_type type;
 	uint64_t ops;
 	uint32_t extra_mask;	/* comp_mask bits besides PD | SEND_OPS_FLAGS */
+	uint32_t create_flags;
 	int expect;
 	int plain;		/* comp_mask PD alone: no ibv_qp_ex */
 };
@@ -917,8 +918,12 @@ static const struct qcase qcases[] = {
 	QC("uc-send-inv", IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
 	QC("ud-rdma-write", IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EOPNOTSUPP),
 	QC("ud-send-inv", IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
-	{ .name = "create-qp/create-flags", .type = IBV_QPT_RC, .ops = IBV_QP_EX_WITH_SEND,
-	  .extra_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS, .expect = EOPNOTSUPP },
+	/* CREATE_FLAGS asking for no flag, as pyverbs' random attributes do */
+	{ .name = "create-qp/create-flags-none", .type = IBV_QPT_UC, .ops = IBV_QP_EX_WITH_SEND,
+	  .extra_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS },
+	{ .name = "create-qp/create-flags-fcs", .type = IBV_QPT_RC, .ops = IBV_QP_EX_WITH_SEND,
+	  .extra_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS,
+	  .create_flags = IBV_QP_CREATE_SCATTER_FCS, .expect = EOPNOTSUPP },
 	{ .name = "create-qp/plain-rc", .type = IBV_QPT_RC, .plain = 1 },
 	{ .name = "create-qp/plain-uc", .type = IBV_QPT_UC, .plain = 1 },
 	{ .name = "create-qp/plain-ud", .type = IBV_QPT_UD, .plain = 1 },
@@ -929,6 +934,7 @@ static void run_qcase(const struct qcase *c)
 	struct ibv_qp_init_attr_ex ia = {
 		.send_cq = ibv_cq_ex_to_cq(a.cqx), .recv_cq = ibv_cq_ex_to_cq(a.cqx),
 		.qp_type = c->type, .pd = a.d.pd, .send_ops_flags = c->ops,
+		.create_flags = c->create_flags,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
 			     c->extra_mask,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
