@@ -45,6 +45,7 @@ enum sroce_rx_spoil {
 	SROCE_RX_NONLINEAR,	/* payload and ICRC in a page fragment */
 	SROCE_RX_SADDR,		/* IP source neither peer nor us */
 	SROCE_RX_DADDR,		/* IP destination neither peer nor us */
+	SROCE_RX_MCAST,		/* IP destination a multicast group */
 };
 
 /*
@@ -65,6 +66,15 @@ static void sroce_rx_addr(struct in6_addr *a, bool ipv6, u8 host)
 	memset(a, 0, sizeof(*a));
 	a->s6_addr32[0] = htonl(0x20010db8);
 	a->s6_addr32[3] = htonl(host);
+}
+
+/* The multicast group of SROCE_RX_MCAST: 239.1.2.3, or ff0e::db8:1 */
+#define SROCE_RX_MCAST_V4	0xef010203
+static void sroce_rx_mcast_addr(struct in6_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->s6_addr32[0] = htonl(0xff0e0000);
+	a->s6_addr32[3] = htonl(0x0db80001);
 }
 
 /* Q_Key of the UD QP; DETHs of the test packets carry it (GSI: 0x80010000) */
@@ -216,6 +226,31 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	{ .name = "qpn_max", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_QPN_MASK, .pkey = FULL, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_NO_QP },
+	/*
+	 * The multicast QPN: a UD SEND to a multicast group goes on without
+	 * a QP (sroce_mcast_rcv() finds the attached ones); to a unicast
+	 * address there is no such QP; other transports may not multicast.
+	 */
+	{ .name = "ud_to_mcast_group", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = IB_MULTICAST_QPN, .pkey = FULL, .payload = 64,
+	  .spoil = SROCE_RX_MCAST, .drop = OK },
+	{ .name = "ud_imm_to_mcast_group_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE,
+	  .qpn = IB_MULTICAST_QPN, .pkey = FULL, .payload = 8,
+	  .spoil = SROCE_RX_MCAST, .drop = OK },
+	{ .name = "ud_mcast_qpn_unicast_daddr", .opcode = IB_OPCODE_UD_SEND_ONLY,
+	  .qpn = IB_MULTICAST_QPN, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_NO_QP },
+	{ .name = "rc_to_mcast_group", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = IB_MULTICAST_QPN, .pkey = FULL, .payload = 8,
+	  .spoil = SROCE_RX_MCAST, .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "uc_to_mcast_group_v6", .ipv6 = true,
+	  .opcode = IB_OPCODE_UC_SEND_ONLY, .qpn = IB_MULTICAST_QPN,
+	  .pkey = FULL, .payload = 8, .spoil = SROCE_RX_MCAST,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "cnp_to_mcast_group", .opcode = SROCE_CNP_OPCODE,
+	  .qpn = IB_MULTICAST_QPN, .pkey = FULL, .spoil = SROCE_RX_MCAST,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
 	/* connected QPs: from their path only; datagram QPs: from anyone */
 	{ .name = "rc_saddr_other", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
@@ -396,6 +431,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		ip6->hop_limit = 64;
 		sroce_rx_addr(&ip6->saddr, true, src);
 		sroce_rx_addr(&ip6->daddr, true, dst);
+		if (c->spoil == SROCE_RX_MCAST)
+			sroce_rx_mcast_addr(&ip6->daddr);
 	} else {
 		struct iphdr *iph = skb_put_zero(skb, sizeof(*iph));
 
@@ -407,7 +444,8 @@ static struct sk_buff *sroce_rx_build(struct kunit *test,
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
 		iph->saddr = htonl(0xc0a80100 | src);
-		iph->daddr = htonl(0xc0a80100 | dst);
+		iph->daddr = htonl(c->spoil == SROCE_RX_MCAST ?
+				   SROCE_RX_MCAST_V4 : 0xc0a80100 | dst);
 		ip_send_check(iph);
 	}
 
@@ -526,7 +564,10 @@ static void sroce_rx_test(struct kunit *test)
 		return;
 	}
 	pkt = SROCE_PKT(skb);
-	KUNIT_EXPECT_NOT_NULL(test, pkt->qp);
+	if (c->qpn == IB_MULTICAST_QPN)
+		KUNIT_EXPECT_NULL(test, pkt->qp);
+	else
+		KUNIT_EXPECT_NOT_NULL(test, pkt->qp);
 	if (pkt->qp)
 		KUNIT_EXPECT_EQ(test, sroce_qpn(pkt->qp), c->qpn);
 	KUNIT_EXPECT_PTR_EQ(test, pkt->hdr, skb->data);

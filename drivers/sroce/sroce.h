@@ -36,6 +36,8 @@
  *   sroce_av.c        address vectors and AH numbers
  *   sroce_mr.c        MRs, keys, protection checks, copies to/from memory
  *   sroce_queue.c     shared rings and their mmap entries, CQs
+ *   sroce_mcast.c     UD multicast groups: attach/detach, delivery of a
+ *                     packet to every attached QP
  *   sroce_srq.c       shared receive queues: the ring several QPs take
  *                     receive WQEs from, the SRQ limit event
  *   sroce_opcode.c    packet opcode table, work request rule table (which
@@ -70,6 +72,7 @@
 #include <linux/workqueue.h>
 #include <linux/timer.h>
 #include <linux/xarray.h>
+#include <linux/hashtable.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
 #include <linux/in6.h>
@@ -111,6 +114,10 @@
 #define SROCE_MAX_MSG_SIZE	0x80000000U	/* 2 GiB, IBTA max */
 #define SROCE_PAGE_SIZE_CAP	PAGE_SIZE
 #define SROCE_MIN_QPN		16
+#define SROCE_MAX_MCAST_GRP	1024
+#define SROCE_MAX_MCAST_QP_ATTACH	64
+#define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	4096
+#define SROCE_MCG_HASH_BITS	6
 
 /* ------------------------------------------------------------------ */
 /* Counters (rdma statistic), one set per device                       */
@@ -218,6 +225,11 @@ struct sroce_cc_np_budget {
  * @cnp_budget: CNPs the notification point may still send in the
  *	current window, all QPs together (sroce_cc.c)
  * @res: per-type object counts and limits (sroce_res_get())
+ * @mcg_mutex: serializes the writers of @mcg_hash and its groups
+ *	(sroce_mcast.c)
+ * @mcg_hash: multicast groups by MGID, RCU lookups from RX
+ * @nr_mcg: groups in @mcg_hash (under @mcg_mutex)
+ * @nr_mca: QP attachments of all groups together (under @mcg_mutex)
  * @kunit_xmit: KUnit only: when set, sroce_net_xmit() hands every built
  *	packet (skb->data at the BTH, before IP/UDP encapsulation) to it
  *	instead of sending it; it consumes the packet and returns what
@@ -247,6 +259,10 @@ struct sroce_dev {
 	struct sroce_cc_params *cc;
 	struct sroce_cc_np_budget cnp_budget;
 	struct sroce_res_pool res[SROCE_NUM_RES];
+	struct mutex mcg_mutex;	/* writers of @mcg_hash */
+	DECLARE_HASHTABLE(mcg_hash, SROCE_MCG_HASH_BITS);
+	u32 nr_mcg;
+	u32 nr_mca;
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
 			  const struct sroce_av *av, struct sk_buff *skb);

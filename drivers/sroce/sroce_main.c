@@ -27,6 +27,7 @@
 
 #include "sroce.h"
 #include "sroce_av.h"
+#include "sroce_mcast.h"
 #include "sroce_mr.h"
 #include "sroce_net.h"
 #include "sroce_qp.h"
@@ -254,6 +255,7 @@ static void sroce_dev_release_fields(struct sroce_dev *dev)
 	WARN_ON_ONCE(!xa_empty(&dev->qp_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->mr_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->ah_xa));
+	WARN_ON_ONCE(dev->nr_mcg);
 	sroce_mr_dev_drain(dev);
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mr_xa);
@@ -290,6 +292,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_mcast_attach,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -303,6 +306,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_mcast_detach,
 	.device_group = &sroce_dev_attr_group,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.enable_driver = sroce_enable_driver,
@@ -357,6 +361,7 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, get_random_u32());
 	sroce_mr_dev_init(dev);
+	sroce_mcast_dev_init(dev);
 	sroce_res_init(dev, sroce_max_res);
 	dev->port_state = IB_PORT_DOWN;
 	dev->mtu_cap = IB_MTU_256;
@@ -366,6 +371,13 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
+	/*
+	 * Under the netdev's parent (its PCI or virtio device, when it has
+	 * one), as a hardware RoCE device is: sysfs then shows the netdev as
+	 * /sys/class/infiniband/<dev>/device/net/<ndev>, where rdma-core's
+	 * tools and test suite look for a device's interface.
+	 */
+	ibdev->dev.parent = ndev->dev.parent;
 	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
 			    ndev->dev_addr);
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |

@@ -26,6 +26,7 @@
 
 #include "sroce.h"
 #include "sroce_av.h"
+#include "sroce_mcast.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 #include "sroce_trace.h"
@@ -860,6 +861,7 @@ void sroce_qp_destroy(struct sroce_qp *qp)
 {
 	struct sroce_dev *dev = qp->dev;
 
+	sroce_mcast_qp_leave_all(qp);
 	xa_erase(&dev->qp_xa, sroce_qpn(qp));
 	/*
 	 * After this no lookup can still hold a pointer without a reference.

@@ -74,6 +74,8 @@
  * @dst_cache: RC/UC: route of @av, per CPU (sroce_net.c); reset when
  *	modify_qp changes the path
  * @dst_tos: the TOS @dst_cache was looked up with
+ * @nr_mcast: multicast groups the QP is attached to (under
+ *	dev->mcg_mutex, sroce_mcast.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -104,6 +106,7 @@ struct sroce_qp {
 	struct sroce_cc_qp cc;
 	struct dst_cache dst_cache;
 	u8 dst_tos;
+	unsigned int nr_mcast;
 };
 
 static inline struct sroce_qp *to_sroce_qp(struct ib_qp *qp)

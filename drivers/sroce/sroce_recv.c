@@ -34,12 +34,14 @@
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_compat.h"
 #include "sroce_cc.h"
 #include "sroce_dp.h"
+#include "sroce_mcast.h"
 #include "sroce_qp.h"
 #include "sroce_net.h"
 #include "sroce_recv.h"
@@ -323,6 +325,47 @@ static bool sroce_recv_qp_ok(const struct sroce_opcode_info *info,
 }
 
 /**
+ * sroce_recv_qp_check() - may a QP take a checked packet?
+ * @qp: the destination QP
+ * @skb: packet that passed sroce_recv_check() (SROCE_PKT(@skb) filled)
+ * @drop: set to the rx_drop_* counter of the reason when it may not
+ *
+ * The per-QP checks of step 4 (transport, state, path addresses, Q_Key),
+ * for a QP the packet reaches other than by its BTH QPN: a multicast
+ * packet's attached QPs (sroce_mcast_rcv()).
+ *
+ * Context: any.
+ * Return: true when @qp may take the packet.
+ */
+bool sroce_recv_qp_check(struct sroce_qp *qp, const struct sk_buff *skb,
+			 enum sroce_counter *drop)
+{
+	return sroce_recv_qp_ok(&sroce_opcode[SROCE_PKT(skb)->opcode], qp,
+				skb, drop);
+}
+
+/*
+ * A packet to the multicast QPN (IB_MULTICAST_QPN) must go to a multicast
+ * IP address (the MGID; else there is no such QP) and be a UD SEND (else
+ * the opcode is wrong); it then goes to every QP attached to
+ * the group (sroce_mcast_rcv()), so no QP is looked up here.
+ */
+static bool sroce_recv_mcast_ok(const struct sroce_opcode_info *info,
+				const struct sk_buff *skb,
+				enum sroce_counter *drop)
+{
+	const struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	struct in6_addr saddr, daddr;
+
+	*drop = SROCE_CNT_RX_DROP_NO_QP;
+	sroce_recv_ip_addrs(skb, pkt->network_type, &saddr, &daddr);
+	if (!rdma_is_multicast_addr(&daddr))
+		return false;
+	*drop = SROCE_CNT_RX_DROP_OPCODE;
+	return info->qpt == IB_QPT_UD && !(info->mask & SROCE_MASK_CNP);
+}
+
+/**
  * sroce_recv_check() - validate a received packet for a device
  * @dev: the device the packet is for
  * @skb: packet as the UDP tunnel hands it over: skb->data at the UDP
@@ -332,7 +375,8 @@ static bool sroce_recv_qp_ok(const struct sroce_opcode_info *info,
  *
  * Steps 2 to 4 of the file comment.  On success skb->data is at the BTH,
  * the opcode's whole header is linear and SROCE_PKT(@skb) is filled, its
- * ->qp holding a reference the caller passes on or drops.
+ * ->qp holding a reference the caller passes on or drops; ->qp is NULL for
+ * a packet to a multicast group (sroce_mcast_rcv() finds its QPs).
  *
  * Context: softirq (or any), under rcu_read_lock().
  * Return: 0, or -EINVAL with @*drop set (no QP reference is held then).
@@ -349,8 +393,10 @@ VISIBLE_IF_KUNIT int sroce_recv_check(struct sroce_dev *dev,
 	if (!info)
 		return -EINVAL;
 
-	*drop = SROCE_CNT_RX_DROP_NO_QP;
 	qpn = sroce_bth_qpn((const struct sroce_bth *)skb->data);
+	if (qpn == IB_MULTICAST_QPN)
+		return sroce_recv_mcast_ok(info, skb, drop) ? 0 : -EINVAL;
+	*drop = SROCE_CNT_RX_DROP_NO_QP;
 	qp = qpn ? sroce_qp_lookup(dev, qpn) : NULL;
 	if (!qp)
 		return -EINVAL;
@@ -376,7 +422,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_recv_check);
  * packet keeps its QP reference until the run is done with it.
  * Context: softirq (or process context with IRQs enabled).
  */
-VISIBLE_IF_KUNIT void sroce_rcv(struct sk_buff *skb)
+void sroce_rcv(struct sk_buff *skb)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 
@@ -395,7 +441,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
  * in rcvd_pkts or in the rx_drop_* counter of the first reason to drop
  * it, lets congestion control consume CNPs and answer CE marks
  * (sroce_cc_rcv()), and queues the rest for the destination QP's data
- * path.  A packet for no sroce device is freed without being counted.
+ * path (a packet to a multicast group for each QP attached to it,
+ * sroce_mcast_rcv()).  A packet for no sroce device is freed without being counted.
  *
  * Context: softirq.
  * Return: 0: every packet is consumed.
@@ -418,7 +465,9 @@ int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 		goto out;
 	}
 	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
-	if (!sroce_cc_rcv(dev, skb))
+	if (!SROCE_PKT(skb)->qp)
+		sroce_mcast_rcv(dev, skb);
+	else if (!sroce_cc_rcv(dev, skb))
 		sroce_rcv(skb);
 out:
 	rcu_read_unlock();

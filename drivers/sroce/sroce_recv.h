@@ -14,14 +14,17 @@
 
 struct sk_buff;
 struct sock;
+struct sroce_qp;
 
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
 void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
 			 struct in6_addr *saddr, struct in6_addr *daddr);
+bool sroce_recv_qp_check(struct sroce_qp *qp, const struct sk_buff *skb,
+			 enum sroce_counter *drop);
+void sroce_rcv(struct sk_buff *skb);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit tests them (sroce_rx, sroce_rx_addr, the engines). */
-void sroce_rcv(struct sk_buff *skb);
 int sroce_recv_check(struct sroce_dev *dev, struct sk_buff *skb,
 		     enum sroce_counter *drop);
 bool sroce_recv_addr_ok(enum ib_qp_type type, const struct sroce_av *path,
