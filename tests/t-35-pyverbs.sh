@@ -32,6 +32,11 @@ fi
 gid_index sroce0 "$A_IP4" >/dev/null && gid_index rxe0 "$R_IP4" >/dev/null
 pass t-35/setup
 
+# The suite's huge page tests need some 2 MiB pages reserved.
+HUGE=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+huge_before=$(cat "$HUGE" 2>/dev/null || echo 0)
+echo 16 >"$HUGE" 2>/dev/null
+
 # suite NS DEV: run the suite on DEV from NS; sets RAN OK FAILED ERRORS
 # SKIPPED and LOG.
 suite() {
@@ -96,4 +101,5 @@ if suite - rxe0; then
 else
 	fail t-35/rxe-suite "the suite did not finish: $(tail -n 15 "$LOG")"
 fi
+echo "$huge_before" >"$HUGE" 2>/dev/null
 dmesg_clean t-35/dmesg

@@ -24,8 +24,11 @@
  * into; ibv_post_srq_recv() is a pure ring operation (the kernel takes the
  * WQEs as messages arrive on the QPs attached to it).
  *
+ * Parent domains (ibv_alloc_parent_domain) stand for their protection
+ * domain everywhere; they carry no thread domain.
+ *
  * Not supported (left NULL, libibverbs returns EOPNOTSUPP): MW, XRC, DM,
- * flows.
+ * thread domains, flows.
  *
  * Layout: query, PD, MR, CQ, QP, SRQ, AH, post, poll, ops table, context and
  * device allocation, matching, registration.
@@ -323,28 +326,70 @@ static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp = {};
 	struct ibv_alloc_pd cmd = {};
-	struct ibv_pd *pd;
+	struct sroce_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
 
-	ret = ibv_cmd_alloc_pd(ibctx, pd, &cmd, sizeof(cmd), &resp,
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibpd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibpd;
 }
 
-static int sroce_dealloc_pd(struct ibv_pd *pd)
+#define SROCE_PARENT_DOMAIN_MASK (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+				  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+
+/*
+ * ibv_alloc_parent_domain(3): a parent domain over a protection domain of
+ * this context.  EINVAL for an unknown comp_mask bit, a PD of another
+ * context or a parent domain as @attr->pd, or any thread domain (sroce has
+ * none: ibv_alloc_td() fails with EOPNOTSUPP, so no TD is one of ours).
+ * The allocators are accepted and never called: the provider allocates no
+ * queue buffer of its own, every ring is kernel memory it maps.
+ */
+static struct ibv_pd *
+sroce_alloc_parent_domain(struct ibv_context *ibctx,
+			  struct ibv_parent_domain_init_attr *attr)
 {
+	struct sroce_pd *pd;
+
+	if ((attr->comp_mask & ~SROCE_PARENT_DOMAIN_MASK) || !attr->pd ||
+	    attr->pd->context != ibctx || to_spd(attr->pd)->protection ||
+	    attr->td) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibpd.context = ibctx;
+	pd->ibpd.handle = attr->pd->handle;
+	pd->protection = to_spd(attr->pd);
+	atomic_fetch_add(&pd->protection->parents, 1);
+	return &pd->ibpd;
+}
+
+/* A parent domain goes at once; a protection domain not before them. */
+static int sroce_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct sroce_pd *pd = to_spd(ibpd);
 	int ret;
 
-	ret = ibv_cmd_dealloc_pd(pd);
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->parents, 1);
+		free(pd);
+		return 0;
+	}
+	if (atomic_load(&pd->parents))
+		return EBUSY;
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 	free(pd);
@@ -1222,6 +1267,7 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 static void sroce_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_parent_domain = sroce_alloc_parent_domain,
 	.alloc_pd = sroce_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,

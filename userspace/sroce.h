@@ -9,6 +9,7 @@
 #define SROCE_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +17,32 @@
 #include <rdma/sroce-abi.h>
 
 #include "verbs_private.h"
+
+/*
+ * A protection domain, or a parent domain over one (ibv_alloc_parent_domain):
+ * @protection is NULL for a protection domain; for a parent domain, the
+ * protection domain it extends, whose handle its ibpd carries, so every
+ * command names the PD the kernel knows.  @parents counts a protection
+ * domain's parent domains: ibv_dealloc_pd() fails with EBUSY while any is
+ * left.
+ */
+struct sroce_pd {
+	struct ibv_pd ibpd;
+	struct sroce_pd *protection;
+	atomic_int parents;
+};
+
+static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct sroce_pd, ibpd);
+}
+
+/* Is @ibpd a parent domain (ibv_alloc_parent_domain) of @ibctx? */
+static inline bool sroce_is_parent_domain(struct ibv_pd *ibpd,
+					  struct ibv_context *ibctx)
+{
+	return ibpd && ibpd->context == ibctx && to_spd(ibpd)->protection;
+}
 
 /*
  * One mapped ring.  @limit is how many slots may be outstanding at once:

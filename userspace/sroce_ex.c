@@ -471,13 +471,19 @@ static inline struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *cqx)
 	return to_scq(ibv_cq_ex_to_cq(cqx));
 }
 
-/* Returns 0 or the errno ibv_create_cq_ex() fails @attr with. */
-static int sroce_check_cq_init_attr_ex(const struct ibv_cq_init_attr_ex *attr)
+/*
+ * Returns 0 or the errno ibv_create_cq_ex() fails @attr with.  A parent
+ * domain (IBV_CQ_INIT_ATTR_MASK_PD) must be one of @ibctx's: its allocators
+ * have nothing to allocate (the CQ ring is kernel memory).
+ */
+static int sroce_check_cq_init_attr_ex(struct ibv_context *ibctx,
+				       const struct ibv_cq_init_attr_ex *attr)
 {
 	if (attr->comp_mask & ~SROCE_CQ_INIT_ATTR_MASK)
 		return EINVAL;
-	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD)
-		return EOPNOTSUPP;	/* no parent domains */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    !sroce_is_parent_domain(attr->parent_domain, ibctx))
+		return EINVAL;
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
 		return EOPNOTSUPP;	/* e.g. IGNORE_OVERRUN */
@@ -593,7 +599,7 @@ struct ibv_cq_ex *sroce_create_cq_ex(struct ibv_context *ibctx,
 	struct sroce_cq *cq;
 	int ret;
 
-	ret = sroce_check_cq_init_attr_ex(attr);
+	ret = sroce_check_cq_init_attr_ex(ibctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;

@@ -957,6 +957,99 @@ static void run_qcase(const struct qcase *c)
 	result(c->name, c->expect ? strerror(c->expect) : "created");
 }
 
+/* ------------------------------------------------------------------ */
+/* Parent domains                                                      */
+/* ------------------------------------------------------------------ */
+
+/* ibv_alloc_parent_domain() of @pd with @mask and @td: 0 or its errno. */
+static int parent_try(struct ibv_pd *pd, uint32_t mask, struct ibv_td *td,
+		      struct ibv_pd **out)
+{
+	struct ibv_parent_domain_init_attr pa = { .pd = pd, .td = td, .comp_mask = mask };
+
+	*out = ibv_alloc_parent_domain(a.d.ctx, &pa);
+	return *out ? 0 : errno;
+}
+
+static void expect_err(int got, int want, const char *what)
+{
+	if (got != want)
+		whyf("%s: %s, want %s", what, got ? strerror(got) : "success",
+		     want ? strerror(want) : "success");
+}
+
+/*
+ * A parent domain stands for its protection domain: an MR, an extended CQ
+ * (IBV_CQ_INIT_ATTR_MASK_PD) and a QP made through it; what
+ * ibv_alloc_parent_domain(3) refuses; a protection domain outlives its
+ * parent domains (ibv_dealloc_pd EBUSY until they are gone).
+ */
+static void parent_domains(void)
+{
+	struct ibv_td_init_attr ta = {};
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS,
+					  .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD };
+	struct ibv_qp_init_attr qa = { .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 } };
+	struct ibv_pd *own, *pd, *nested;
+	struct ibv_cq_ex *cq = NULL;
+	struct ibv_qp *qp = NULL;
+	struct ibv_mr *mr = NULL;
+	struct ibv_td *td;
+
+	own = ibv_alloc_pd(a.d.ctx);
+	if (!own)
+		die("ibv_alloc_pd");
+	expect_err(parent_try(own, IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			      IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT, NULL, &pd),
+		   0, "ibv_alloc_parent_domain");
+	if (pd) {
+		mr = ibv_reg_mr(pd, a.buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+		if (!mr)
+			whyf("ibv_reg_mr through a parent domain: %s", strerror(errno));
+		ca.parent_domain = pd;
+		cq = ibv_create_cq_ex(a.d.ctx, &ca);
+		if (!cq)
+			whyf("ibv_create_cq_ex with a parent domain: %s", strerror(errno));
+		qa.send_cq = qa.recv_cq = cq ? ibv_cq_ex_to_cq(cq) : NULL;
+		qp = cq ? ibv_create_qp(pd, &qa) : NULL;
+		if (cq && !qp)
+			whyf("ibv_create_qp through a parent domain: %s", strerror(errno));
+		expect_err(ibv_dealloc_pd(own), EBUSY, "ibv_dealloc_pd of a PD with a parent domain");
+	}
+	result("parent-domain/mr-cq-qp", "made through it");
+
+	if (pd) {
+		expect_err(parent_try(pd, 0, NULL, &nested), EINVAL, "a parent domain of a parent domain");
+		if (nested)
+			ibv_dealloc_pd(nested);
+	}
+	expect_err(parent_try(own, 1u << 7, NULL, &nested), EINVAL, "unknown comp_mask bit");
+	if (nested)
+		ibv_dealloc_pd(nested);
+	td = ibv_alloc_td(a.d.ctx, &ta);
+	expect_err(td ? 0 : errno, EOPNOTSUPP, "ibv_alloc_td");
+	expect_err(parent_try(own, 0, (struct ibv_td *)&ta, &nested), EINVAL, "with a thread domain");
+	if (nested)
+		ibv_dealloc_pd(nested);
+	ca.parent_domain = own;
+	expect_err(ibv_create_cq_ex(a.d.ctx, &ca) ? 0 : errno, EINVAL,
+		   "ibv_create_cq_ex with a protection domain as parent_domain");
+	result("parent-domain/bad", "EINVAL; thread domains EOPNOTSUPP");
+
+	if (qp && ibv_destroy_qp(qp))
+		whyf("ibv_destroy_qp: %s", strerror(errno));
+	if (cq && ibv_destroy_cq(ibv_cq_ex_to_cq(cq)))
+		whyf("ibv_destroy_cq: %s", strerror(errno));
+	if (mr && ibv_dereg_mr(mr))
+		whyf("ibv_dereg_mr: %s", strerror(errno));
+	if (pd)
+		expect_err(ibv_dealloc_pd(pd), 0, "ibv_dealloc_pd of the parent domain");
+	expect_err(ibv_dealloc_pd(own), 0, "ibv_dealloc_pd of its PD afterwards");
+	result("parent-domain/dealloc", "parent first, then its PD");
+}
+
 /* A QP of ibv_create_qp() has no ibv_qp_ex. */
 static void legacy_qp(void)
 {
@@ -1148,6 +1241,7 @@ int main(int argc, char **argv)
 		run_qcase(&qcases[i]);
 	legacy_qp();
 	qp_not_rts();
+	parent_domains();
 
 	run_type(IBV_QPT_RC, SEND_OPS_RC);
 	run_type(IBV_QPT_UC, SEND_OPS_UC);
