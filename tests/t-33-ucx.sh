@@ -1,9 +1,11 @@
 #!/bin/bash
-# t-33-ucx: UCX's rc_verbs transport over sroce (RC QPs whose receives
+# t-33-ucx: UCX over sroce: the rc_verbs transport (RC QPs whose receives
 # come from an SRQ, posted by the provider without entering the kernel):
-# ucx_perftest UCT put_bw and get (zero copy) and am_lat.  ucx_perftest
-# runs a UCT test on the device the client names on both sides, so the
-# two processes share sroce0 (netns A, to its own address).  Prints the
+# ucx_perftest UCT put_bw and get (zero copy) and am_lat; ud_verbs am_lat;
+# UCP tag_lat and tag_bw over rc (rc_verbs, ud_verbs for the wireup) and
+# over ud_verbs.  ucx_perftest runs a UCT test on the device the client
+# names on both sides, so the two processes share sroce0 (netns A, to its
+# own address); UCP tests run between sroce0 and sroce1 (netns B).  Prints the
 # figures (Final: iterations, then latency, bandwidth MB/s and message
 # rate, each typical/average/overall).
 cd "$(dirname "$0")" && source ./lib.sh
@@ -43,4 +45,20 @@ aa=(A sroce0 "$ga" A sroce0 "$ga" "$A_IP4")
 ucx_run t-33/uct/put_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t put_bw -D zcopy -s 65536 -n 500
 ucx_run t-33/uct/get_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t get -D zcopy -s 65536 -n 500
 ucx_run t-33/uct/am_lat-s8 "${aa[@]}" -x rc_verbs -d sroce0:1 -t am_lat -s 8 -n 200
+# ud_verbs: UCX 1.13 drops a UD receive unless the GRH area's destination
+# is one of the device's GIDs, and finds where it is (IPv4 or IPv6) from
+# ibv_wc.sl, as mlx5 reports it (sroce-abi.h SROCE_WC_SL_*).
+UCX_TLS=ud_verbs ucx_run t-33/uct/ud-am_lat-s8 "${aa[@]}" -x ud_verbs -d sroce0:1 -t am_lat -s 8 -n 200
+
+# UCP (the protocol layer MPI uses) between sroce0 (netns A) and sroce1
+# (netns B): each side names its own device.  UCX_TLS=rc is rc_verbs with
+# ud_verbs for the wireup; ud_verbs alone carries everything.
+if out=$(sroce_bind sroce1 vethB 2>&1) && gb=$(gid_index sroce1 "$B_IP4" 2>&1); then
+	ab=(B sroce1 "$gb" A sroce0 "$ga" "$B_IP4")
+	UCX_TLS=rc ucx_run t-33/ucp/rc-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
+	UCX_TLS=rc ucx_run t-33/ucp/rc-tag_bw-s65536 "${ab[@]}" -t tag_bw -s 65536 -n 200
+	UCX_TLS=ud_verbs ucx_run t-33/ucp/ud-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
+else
+	fail t-33/ucp/setup "${out:-$gb}"
+fi
 dmesg_clean t-33/dmesg

@@ -1207,6 +1207,21 @@ static int sroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 #define SROCE_WC_FLAGS	(SROCE_WC_F_GRH | SROCE_WC_F_WITH_IMM | \
 			 SROCE_WC_F_WITH_INV)
 
+/* ibv_wc.sl: a UD receive's (it has a GRH) is its packet type, sroce-abi.h. */
+static uint8_t sroce_wc_sl(const struct sroce_cqe *cqe)
+{
+	if (!(cqe->wc_flags & SROCE_WC_F_GRH))
+		return cqe->sl;
+	switch (cqe->network_hdr_type) {
+	case SROCE_NETWORK_IPV4:
+		return SROCE_WC_SL_ROCEV2 | SROCE_WC_SL_L3_IPV4;
+	case SROCE_NETWORK_IPV6:
+		return SROCE_WC_SL_ROCEV2 | SROCE_WC_SL_L3_IPV6;
+	default:
+		return cqe->sl;
+	}
+}
+
 static void sroce_cqe_to_wc(struct ibv_wc *wc, const struct sroce_cqe *cqe)
 {
 	wc->wr_id = cqe->wr_id;
@@ -1220,7 +1235,7 @@ static void sroce_cqe_to_wc(struct ibv_wc *wc, const struct sroce_cqe *cqe)
 	wc->wc_flags = cqe->wc_flags & SROCE_WC_FLAGS;
 	wc->pkey_index = cqe->pkey_index;
 	wc->slid = cqe->slid;
-	wc->sl = cqe->sl;
+	wc->sl = sroce_wc_sl(cqe);
 	wc->dlid_path_bits = cqe->dlid_path_bits;
 }
 

@@ -1380,6 +1380,9 @@ static enum sroce_resp_ret sroce_resp_ud_grh(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+static_assert(RDMA_NETWORK_IPV4 == SROCE_NETWORK_IPV4 &&
+	      RDMA_NETWORK_IPV6 == SROCE_NETWORK_IPV6);
+
 /* Post the receive completion of a UD message. */
 static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
 					      const struct sroce_pkt_info *pkt,

@@ -175,11 +175,19 @@ static const char *cqe_str(const struct cqe *e)
  * opcode, byte_len, immediate data (or invalidated rkey), wc_flags (but
  * IBV_WC_GRH, checked apart), src_qp when @want names one (UD) and a zero
  * vendor_err.  Always: qp_num is @x's QP, slid and dlid_path_bits are 0 on
- * RoCE, and so is the SL of these QPs' paths.
+ * RoCE, and so is the SL, but for a UD receive's (its packet type).
  */
 static int expect_cqe(struct end *x, const struct cqe *want, struct cqe *got,
 		      const char *what)
 {
+	/*
+	 * A UD receive's sl on sroce is its packet type: RoCEv2 over IPv4
+	 * (sroce-abi.h); a foreign peer (-x) reports 0.
+	 */
+	int on_sroce = !(peer_foreign && x == &b);
+	unsigned int want_sl = on_sroce && want->src_qp &&
+			       want->status == IBV_WC_SUCCESS ?
+			       SROCE_WC_SL_ROCEV2 | SROCE_WC_SL_L3_IPV4 : 0;
 	struct cqe e;
 
 	if (cq_take(x->cqx, &e, 1, 3000, NULL) != 1) {
@@ -193,7 +201,7 @@ static int expect_cqe(struct end *x, const struct cqe *want, struct cqe *got,
 	     (e.opcode != want->opcode || e.byte_len != want->byte_len ||
 	      e.imm != want->imm || (e.wc_flags & ~IBV_WC_GRH) != want->wc_flags ||
 	      (want->src_qp && e.src_qp != want->src_qp) || e.vendor_err)) ||
-	    e.qp_num != x->qp->qp_num || e.slid || e.sl || e.dlid_path_bits) {
+	    e.qp_num != x->qp->qp_num || e.slid || e.sl != want_sl || e.dlid_path_bits) {
 		whyf("%s: got %s vendor_err %u slid %u sl %u dlid_path_bits %u, want %s",
 		     what, cqe_str(&e), e.vendor_err, e.slid, e.sl, e.dlid_path_bits,
 		     cqe_str(want));

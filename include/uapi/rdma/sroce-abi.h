@@ -243,6 +243,21 @@ struct sroce_recv_wqe {
 #define SROCE_WC_F_WITH_IMM	(1U << 1)
 #define SROCE_WC_F_WITH_INV	(1U << 3)
 
+/* struct sroce_cqe.network_hdr_type: the kernel's RDMA_NETWORK_IPV4/_IPV6. */
+#define SROCE_NETWORK_IPV4	2
+#define SROCE_NETWORK_IPV6	3
+
+/*
+ * ibv_wc.sl of a UD receive.  A RoCE packet carries no IB service level;
+ * the provider reports its type there as mlx5 does for RoCE: bit 3 set for
+ * a packet with a UDP header (RoCEv2), bits 2:0 its L3 header, 1 IPv6 or
+ * 2 IPv4.  Consumers such as UCX read it to know where in the 40-byte GRH
+ * area the destination address is (IBTA annex A17.4.5.2).
+ */
+#define SROCE_WC_SL_ROCEV2	(1U << 3)
+#define SROCE_WC_SL_L3_IPV6	1U
+#define SROCE_WC_SL_L3_IPV4	2U
+
 /**
  * struct sroce_cqe - a completion queue entry
  * @wr_id: work request id of the completed WQE
@@ -258,7 +273,7 @@ struct sroce_recv_wqe {
  * @slid: 0 on RoCE
  * @sl: service level
  * @dlid_path_bits: 0 on RoCE
- * @network_hdr_type: RDMA_NETWORK_* of a UD receive
+ * @network_hdr_type: SROCE_NETWORK_* of a UD receive
  * @reserved: zero
  *
  * Size: 48 bytes.
