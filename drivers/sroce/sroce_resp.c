@@ -1380,9 +1380,6 @@ static enum sroce_resp_ret sroce_resp_ud_grh(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
-static_assert(RDMA_NETWORK_IPV4 == SROCE_NETWORK_IPV4 &&
-	      RDMA_NETWORK_IPV6 == SROCE_NETWORK_IPV6);
-
 /* Post the receive completion of a UD message. */
 static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
 					      const struct sroce_pkt_info *pkt,
@@ -1391,6 +1388,9 @@ static enum sroce_resp_ret sroce_resp_ud_done(struct sroce_qp *qp,
 	struct sroce_deth *deth = sroce_pkt_hdr(pkt, SROCE_HDR_DETH);
 	struct sroce_cqe cqe;
 
+	/* the provider reads network_hdr_type as SROCE_NETWORK_* */
+	BUILD_BUG_ON(RDMA_NETWORK_IPV4 != SROCE_NETWORK_IPV4);
+	BUILD_BUG_ON(RDMA_NETWORK_IPV6 != SROCE_NETWORK_IPV6);
 	sroce_resp_cqe_init(qp, &cqe, IB_WC_SUCCESS);
 	cqe.byte_len = to_sroce_resp(qp)->msg.len;
 	cqe.src_qp = be32_to_cpu(deth->sqp) & SROCE_QPN_MASK;
