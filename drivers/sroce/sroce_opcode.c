@@ -24,6 +24,7 @@
 #include <uapi/rdma/sroce-abi.h>
 #include <kunit/visibility.h>
 
+#include "sroce_compat.h"
 #include "sroce_hdr.h"
 
 /* Sizes of the headers, in wire order (IBTA 9.2, table 38). */
@@ -230,6 +231,12 @@ SROCE_WR_SAME(RDMA_READ);
 SROCE_WR_SAME(ATOMIC_CMP_AND_SWP);
 SROCE_WR_SAME(ATOMIC_FETCH_AND_ADD);
 SROCE_WR_SAME(SEND_WITH_INV);
+#if SROCE_KERNEL_AT_LEAST(6, 2)
+/* ATOMIC WRITE: the numbers sroce gives it are the kernel's since 6.2 */
+static_assert((int)IB_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE);
+static_assert((int)IB_UVERBS_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
+static_assert((int)IB_OPCODE_RC_ATOMIC_WRITE == SROCE_OPCODE_RC_ATOMIC_WRITE);
+#endif
 static_assert(IB_SEND_FENCE == SROCE_WR_FLAG_FENCE);
 static_assert(IB_SEND_SIGNALED == SROCE_WR_FLAG_SIGNALED);
 static_assert(IB_SEND_SOLICITED == SROCE_WR_FLAG_SOLICITED);
