@@ -601,6 +601,16 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 	return w;
 }
 
+/* The response of a one-PSN atomic or ATOMIC WRITE @w arrived: done. */
+static void sroce_comp_single_done(struct sroce_qp *qp,
+				   struct sroce_req_wqe *w)
+{
+	sroce_comp_advance(&qp->dp.send, sroce_psn_add(w->last_psn, 1));
+	sroce_comp_put_rd_slot(&qp->dp.send);
+	w->state = SROCE_WQE_DONE;
+	sroce_comp_retire(qp);
+}
+
 /*
  * The response to an ATOMIC WRITE (IBTA 1.5 oA19-28): an RDMA READ
  * RESPONSE ONLY without payload, as rdma_rxe sends it.
@@ -612,10 +622,7 @@ static void sroce_comp_awrite_resp(struct sroce_qp *qp,
 		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	sroce_comp_advance(&qp->dp.send, sroce_psn_add(w->last_psn, 1));
-	sroce_comp_put_rd_slot(&qp->dp.send);
-	w->state = SROCE_WQE_DONE;
-	sroce_comp_retire(qp);
+	sroce_comp_single_done(qp, w);
 }
 
 /* RDMA READ response FIRST/MIDDLE/LAST/ONLY (9.7.5.1.3). */
@@ -685,10 +692,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 		sroce_comp_local_error(qp, w, err);
 		return;
 	}
-	sroce_comp_advance(&qp->dp.send, sroce_psn_add(pkt->psn, 1));
-	sroce_comp_put_rd_slot(&qp->dp.send);
-	w->state = SROCE_WQE_DONE;
-	sroce_comp_retire(qp);
+	sroce_comp_single_done(qp, w);
 }
 
 /* ------------------------------------------------------------------ */
