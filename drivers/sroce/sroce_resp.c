@@ -51,7 +51,7 @@ enum sroce_resp_ret {
 	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
 };
 
-/* Requests a response of their own acknowledges: READ, atomics. */
+/* Requests their own response acknowledges: READ, atomics, ATOMIC WRITE. */
 #define SROCE_MASK_RESPONDED	(SROCE_MASK_READ | SROCE_MASK_ATOMIC | \
 				 SROCE_MASK_ATOMIC_WRITE)
 
