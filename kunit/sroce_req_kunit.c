@@ -351,6 +351,15 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 				.len = 300)),
 	},
 	{
+		/* IBTA 1.5 oA19-28: userspace QPs only, no kernel verb */
+		.name = "rc_kernel_atomic_write_refused",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = SROCE_WR_ATOMIC_WRITE, .len = 8,
+					  .flags = IB_SEND_INLINE, .buf = DST,
+					  .err = -EINVAL),
+			FX_NO_TX(), FX_NO_CQE()),
+	},
+	{
 		.name = "uc_read_refused",
 		.type = IB_QPT_UC,
 		.steps = FX_STEPS(FX_SEND(.op = IB_WR_RDMA_READ, .len = 8,

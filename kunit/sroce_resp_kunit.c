@@ -17,6 +17,12 @@
 #define WRB	0x10000
 
 #define ORIG	0x1122334455667788ULL
+
+/* RC ATOMIC WRITE, and the RDMA READ RESPONSE ONLY answering it */
+#define AWRITE	SROCE_OPCODE_RC_ATOMIC_WRITE
+#define AWRITE_OUT(p, m) \
+	FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = (p), \
+	      .syn = FX_ACK, .msn = (m), .len = 0)
 #define UD_WCF	(IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE)
 
 /* The responses to a 600-byte READ of RDB at PSN 0 (path MTU 256) */
@@ -786,6 +792,97 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 					.off = ATB, .key = SROCE_FX_KEY_BAD,
 					.a = 1, .ackreq = true),
 			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	/* ---- RC ATOMIC WRITE (IBTA 1.5 oA19-28) and its replay ---- */
+	{
+		.name = "rc_atomic_write_stores_8_bytes",
+		.type = IB_QPT_RC,
+		.access = IB_ACCESS_REMOTE_WRITE,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB + 8,
+					.dlen = 8, .len = 8, .ackreq = true),
+			AWRITE_OUT(0, 1),
+			FX_MEM(.buf = ATB + 8, .len = 8),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_MEM_ORIG(.buf = ATB + 16, .len = 8),
+			/* the next one, at the next PSN and MSN */
+			FX_RX(.op = AWRITE, .psn = 1, .off = ATB + 16,
+			      .dlen = 8, .len = 8, .data = 8, .ackreq = true),
+			AWRITE_OUT(1, 2),
+			FX_MEM(.buf = ATB + 16, .data = 8, .len = 8)),
+	},
+	{
+		.name = "rc_atomic_write_dup_not_redone",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.dlen = 8, .len = 8, .ackreq = true),
+			AWRITE_OUT(0, 1),
+			FX_SET64(ATB, ORIG),
+			FX_RX(.op = AWRITE, .psn = 0, .off = ATB, .dlen = 8,
+			      .len = 8, .ackreq = true),
+			/* answered again with the MSN of the time, not stored */
+			AWRITE_OUT(0, 1),
+			FX_MEM64(ATB, ORIG),
+			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "rc_atomic_write_unaligned",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB + 4,
+					.dlen = 8, .len = 8, .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 16),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_atomic_write_short_payload",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.dlen = 8, .len = 4, .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_atomic_write_dma_len_not_8",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.dlen = 16, .len = 8, .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_atomic_write_mr_without_remote_write",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.key = SROCE_FX_KEY_RO, .dlen = 8,
+					.len = 8, .ackreq = true),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_atomic_write_qp_without_remote_write",
+		.type = IB_QPT_RC,
+		.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.dlen = 8, .len = 8, .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_atomic_write_no_responder_resources",
+		.type = IB_QPT_RC,
+		.max_dest_rd = SROCE_FX_ZERO,
+		.steps = FX_STEPS(FX_RX(.op = AWRITE, .psn = 0, .off = ATB,
+					.dlen = 8, .len = 8, .ackreq = true),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_MEM_ORIG(.buf = ATB, .len = 8),
 			FX_STATE(IB_QPS_ERR)),
 	},
 	{

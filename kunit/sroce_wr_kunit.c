@@ -26,6 +26,7 @@
  * @inl: it may carry IB_SEND_INLINE
  * @kern: kernel RC, UC and UD QPs (not GSI) accept it besides (memory
  *	management operations); FENCE and SIGNALED are its only flags
+ * @user: userspace QPs only: kernel QPs refuse it
  */
 struct sroce_wr_op_case {
 	const char *name;
@@ -35,6 +36,7 @@ struct sroce_wr_op_case {
 	bool ud;
 	bool inl;
 	bool kern;
+	bool user;
 };
 
 static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
@@ -67,6 +69,9 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	{ .name = "MASKED_ATOMIC_FETCH_AND_ADD",
 	  .opcode = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD },
 	{ .name = "unassigned-14", .opcode = 14 },
+	/* IBTA 1.5 oA19-28: RC only, its 8 bytes inline; no kernel verb */
+	{ .name = "ATOMIC_WRITE", .opcode = SROCE_WR_ATOMIC_WRITE,
+	  .rc = true, .inl = true, .user = true },
 	{ .name = "REG_MR_INTEGRITY", .opcode = IB_WR_REG_MR_INTEGRITY },
 	{ .name = "RESERVED1", .opcode = IB_WR_RESERVED1 },
 	{ .name = "255", .opcode = 255 },
@@ -113,7 +118,7 @@ static bool sroce_wr_kern_expected(const struct sroce_wr_op_case *c,
 	if (c->kern)
 		return type == IB_QPT_RC || type == IB_QPT_UC ||
 		       type == IB_QPT_UD;
-	return sroce_wr_expected(c, type);
+	return !c->user && sroce_wr_expected(c, type);
 }
 
 /* One opcode on every QP type, then with every single send flag. */
@@ -183,6 +188,8 @@ static const struct sroce_wr_flags_case sroce_wr_flags_cases[] = {
 	  .flags = ALL3, .ok = true },
 	{ .name = "fetch-add-inline", .opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
 	  .flags = ALL3 | IB_SEND_INLINE },
+	{ .name = "atomic-write-all-four", .opcode = SROCE_WR_ATOMIC_WRITE,
+	  .flags = ALL3 | IB_SEND_INLINE, .ok = true },
 	/* no checksum offload: the device lacks IB_DEVICE_UD_IP_CSUM */
 	{ .name = "send-ip-csum", .opcode = IB_WR_SEND,
 	  .flags = IB_SEND_IP_CSUM },

@@ -70,7 +70,8 @@ static_assert(SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE) &&
 			 IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) &&
 	      SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD,
 			 IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
-	      SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV),
+	      SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV) &&
+	      SROCE_SAME(IBV_WR_ATOMIC_WRITE, SROCE_WR_ATOMIC_WRITE),
 	      "send opcodes");
 /* SROCE_WR_FLAG_* (the kernel's IB_SEND_* bits) are libibverbs' bits. */
 static_assert(SROCE_SAME(IBV_SEND_FENCE, SROCE_WR_FLAG_FENCE) &&
@@ -84,6 +85,7 @@ static_assert(SROCE_SAME(IBV_WC_SEND, IB_UVERBS_WC_SEND) &&
 	      SROCE_SAME(IBV_WC_RDMA_READ, IB_UVERBS_WC_RDMA_READ) &&
 	      SROCE_SAME(IBV_WC_COMP_SWAP, IB_UVERBS_WC_COMP_SWAP) &&
 	      SROCE_SAME(IBV_WC_FETCH_ADD, IB_UVERBS_WC_FETCH_ADD) &&
+	      SROCE_SAME(IBV_WC_ATOMIC_WRITE, SROCE_WC_ATOMIC_WRITE) &&
 	      IBV_WC_RECV == 1 << 7 &&
 	      IBV_WC_RECV_RDMA_WITH_IMM == IBV_WC_RECV + 1, "CQE opcodes");
 static_assert(sizeof(struct sroce_sge) == sizeof(struct ibv_sge) &&
@@ -843,6 +845,31 @@ uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
 	}
 }
 
+/* True for an opcode whose payload always goes inline (ATOMIC WRITE). */
+static bool sroce_wr_inline_only(const struct ibv_send_wr *wr)
+{
+	return SROCE_WR_OPS_INLINE_ONLY & SROCE_WR_OP_BIT(wr->opcode);
+}
+
+/*
+ * ATOMIC WRITE: the gather list (ibv_post_send()) or the builder's inline
+ * copy holds exactly the SROCE_ATOMIC_WRITE_LEN bytes to store, which go
+ * into the WQE.  Returns 0 or EINVAL.
+ */
+static int sroce_check_inline_only(const struct ibv_send_wr *wr,
+				   uint32_t *inline_len)
+{
+	uint64_t len = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len != SROCE_ATOMIC_WRITE_LEN)
+		return EINVAL;
+	*inline_len = SROCE_ATOMIC_WRITE_LEN;
+	return 0;
+}
+
 /*
  * Checks one send WR against the QP before anything is written.  Returns 0
  * or EINVAL.  *@inline_len gets the inline payload length.
@@ -868,6 +895,8 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		return EINVAL;
 
 	*inline_len = 0;
+	if (sroce_wr_inline_only(wr))
+		return sroce_check_inline_only(wr, inline_len);
 	if (!(wr->send_flags & IBV_SEND_INLINE))
 		return 0;
 	if (!(SROCE_WR_OPS_INLINE & SROCE_WR_OP_BIT(wr->opcode)))
@@ -907,6 +936,7 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 		/* fall through */
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_WRITE:
 		wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
 		wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
 		break;
@@ -932,7 +962,9 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 	}
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (sroce_wr_inline_only(wr))
+		wqe->send_flags |= IBV_SEND_INLINE;
+	if (wqe->send_flags & IBV_SEND_INLINE) {
 		/* The caller may reuse its buffers as soon as we return. */
 		for (i = 0; i < wr->num_sge; i++) {
 			memcpy(wqe->inline_data + off,

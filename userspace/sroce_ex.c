@@ -50,6 +50,7 @@ static const struct {
 	{ IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP },
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD },
 	{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV },
+	{ IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE },
 };
 
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
@@ -350,6 +351,30 @@ static void sroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			add, 0);
 }
 
+/*
+ * ATOMIC WRITE (IBTA 1.5 oA19-28): the 8 bytes at @atomic_wr are copied
+ * at once into the batch's inline buffer (the caller may reuse them when
+ * this returns); a later gather or inline setter replaces them, and
+ * sroce_sq_put() then checks the length.
+ */
+static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	struct sroce_wr_batch *b = &qpx_to_sqp(qpx)->wrb;
+	struct ibv_send_wr *wr = sroce_wr_begin(qpx, IBV_WR_ATOMIC_WRITE);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	memcpy(b->inline_buf, atomic_wr, SROCE_ATOMIC_WRITE_LEN);
+	b->sge[0].addr = (uintptr_t)b->inline_buf;
+	b->sge[0].length = SROCE_ATOMIC_WRITE_LEN;
+	b->sge[0].lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE;
+}
+
 /* ------------------------------------------------------------------ */
 /* Extended QP: setters                                                */
 /* ------------------------------------------------------------------ */
@@ -451,6 +476,7 @@ static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_rdma_read = sroce_wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
+	qpx->wr_atomic_write = sroce_wr_atomic_write;
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;

@@ -71,6 +71,8 @@ static u32 sroce_comp_wc_opcode(u32 wr_opcode)
 		return IB_UVERBS_WC_BIND_MW;
 	case IB_UVERBS_WR_TSO:
 		return IB_UVERBS_WC_TSO;
+	case SROCE_WR_ATOMIC_WRITE:
+		return SROCE_WC_ATOMIC_WRITE;
 	default:
 		return IB_UVERBS_WC_SEND;
 	}
@@ -599,6 +601,30 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 	return w;
 }
 
+/* The response of a one-PSN atomic or ATOMIC WRITE @w arrived: done. */
+static void sroce_comp_single_done(struct sroce_qp *qp,
+				   struct sroce_req_wqe *w)
+{
+	sroce_comp_advance(&qp->dp.send, sroce_psn_add(w->last_psn, 1));
+	sroce_comp_put_rd_slot(&qp->dp.send);
+	w->state = SROCE_WQE_DONE;
+	sroce_comp_retire(qp);
+}
+
+/*
+ * The response to an ATOMIC WRITE (IBTA 1.5 oA19-28): an RDMA READ
+ * RESPONSE ONLY without payload, as rdma_rxe sends it.
+ */
+static void sroce_comp_awrite_resp(struct sroce_qp *qp,
+				   struct sroce_req_wqe *w, u8 opcode, u32 len)
+{
+	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY || len) {
+		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	sroce_comp_single_done(qp, w);
+}
+
 /* RDMA READ response FIRST/MIDDLE/LAST/ONLY (9.7.5.1.3). */
 static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 {
@@ -612,12 +638,16 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (!sroce_comp_aeth_ok(pkt))
 		return;
-	w = sroce_comp_response_wqe(qp, psn, SROCE_WR_READ);
+	w = sroce_comp_response_wqe(qp, psn, SROCE_WR_READ | SROCE_WR_AWRITE);
 	if (!w)
 		return;
 	data = sroce_comp_payload(skb, &len);
 	if (!data)
 		return;
+	if (w->cls & SROCE_WR_AWRITE) {
+		sroce_comp_awrite_resp(qp, w, pkt->opcode, len);
+		return;
+	}
 	off = sroce_psn_diff(psn, w->first_psn) * snd->mtu;
 	if (!sroce_comp_read_len_ok(snd, w, pkt->opcode, psn, off, len)) {
 		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
@@ -662,10 +692,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 		sroce_comp_local_error(qp, w, err);
 		return;
 	}
-	sroce_comp_advance(&qp->dp.send, sroce_psn_add(pkt->psn, 1));
-	sroce_comp_put_rd_slot(&qp->dp.send);
-	w->state = SROCE_WQE_DONE;
-	sroce_comp_retire(qp);
+	sroce_comp_single_done(qp, w);
 }
 
 /* ------------------------------------------------------------------ */

@@ -19,6 +19,17 @@
 	(KERNEL_VERSION(major, minor, 0) <= LINUX_VERSION_CODE)
 
 /*
+ * Device capability bit of RDMA ATOMIC WRITE (IB_DEVICE_ATOMIC_WRITE since
+ * Linux 6.2; bit 40 of the uverbs device_cap_flags_ex, which 6.1 passes
+ * on to userspace unchanged).
+ */
+#if SROCE_KERNEL_AT_LEAST(6, 2)
+#define SROCE_DEVICE_ATOMIC_WRITE	IB_DEVICE_ATOMIC_WRITE
+#else
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+#endif
+
+/*
  * Free an object after an RCU grace period, without an rcu_head in it.
  * Process context only (may wait for a grace period when memory is short).
  * kvfree_rcu_mightsleep() exists from 6.1.y stable on; the one-argument

@@ -25,6 +25,11 @@
 #define SROCE_DEFAULT_PKEY	0xffff
 #define SROCE_GSI_QKEY		0x80010000U
 #define SROCE_CNP_OPCODE	0x81
+/*
+ * RC ATOMIC WRITE (IBTA vol. 1 1.5, table 38 and oA19-28): BTH, RETH and
+ * 8 bytes of payload; Linux 6.2+ names it IB_OPCODE_RC_ATOMIC_WRITE.
+ */
+#define SROCE_OPCODE_RC_ATOMIC_WRITE	0x1d
 
 /* BTH, 12 bytes (IBTA 9.2) */
 struct sroce_bth {
@@ -126,6 +131,7 @@ enum sroce_hdr_mask {
 	SROCE_MASK_END		= BIT(22),	/* last or only packet */
 	SROCE_MASK_CNP		= BIT(23),
 	SROCE_MASK_INV		= BIT(24),	/* send with invalidate */
+	SROCE_MASK_ATOMIC_WRITE	= BIT(25),	/* RC ATOMIC WRITE */
 };
 
 /* Transport classes: top three bits of the opcode (IBTA 9.2.1). */

@@ -937,6 +937,77 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic);
 
+/*
+ * Kernel address of byte @iova of a valid MR, or NULL; a user MR's page
+ * is mapped (*@page set: the caller unmaps it).
+ */
+static u8 *sroce_mr_kaddr(struct sroce_mr *mr, u64 iova, struct page **page)
+{
+	u64 pos = iova - mr->iova + mr->offset;
+	const struct sroce_fr *fr = &mr->fr;
+
+	*page = NULL;
+	switch (mr->type) {
+	case SROCE_MR_DMA:
+		return (u8 *)(uintptr_t)iova;
+	case SROCE_MR_FAST:
+		if ((pos >> fr->shift) >= fr->nlive)
+			return NULL;
+		return (u8 *)(uintptr_t)(fr->live[pos >> fr->shift] +
+					 (pos & (BIT_ULL(fr->shift) - 1)));
+	default:
+		if ((pos >> PAGE_SHIFT) >= mr->npages)
+			return NULL;
+		*page = mr->pages[pos >> PAGE_SHIFT];
+		return (u8 *)kmap_local_page(*page) + offset_in_page(pos);
+	}
+}
+
+/**
+ * sroce_mr_atomic_write() - store 8 bytes with one 64-bit store
+ * @mr: region (a reference held); the range passed sroce_mr_check() with
+ *	IB_ACCESS_REMOTE_WRITE
+ * @iova: the 8-byte aligned target in the MR
+ * @val: the bytes to store, in memory order
+ *
+ * IBTA 1.5 oA19-28 (ATOMIC WRITE): the 8 bytes become visible all at
+ * once, after the RDMA WRITEs executed before it (a release store).  The
+ * validity check and the store are one RCU read-side section, as in
+ * sroce_mr_copy().
+ * Context: any, including softirq.
+ * Return: 0; -EINVAL when @mr was invalidated or deregistered since it was
+ * checked, or the memory behind @iova is not 8-byte aligned (nothing
+ * stored); -EOPNOTSUPP on 32-bit kernels.
+ */
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val)
+{
+	struct page *page = NULL;
+	u8 *addr = NULL;
+	int err = 0;
+
+	if (!IS_ENABLED(CONFIG_64BIT))
+		return -EOPNOTSUPP;
+	rcu_read_lock();
+	if (READ_ONCE(mr->valid))
+		addr = sroce_mr_kaddr(mr, iova, &page);
+	if (!addr || !IS_ALIGNED((uintptr_t)addr, sizeof(u64))) {
+		err = -EINVAL;
+		goto out;
+	}
+#ifdef CONFIG_64BIT
+	/* release: the writes executed before it are visible first */
+	smp_store_release((u64 *)addr, val);
+#endif
+	if (page)
+		flush_dcache_page(page);
+out:
+	if (page)
+		kunmap_local(addr);
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_atomic_write);
+
 /**
  * sroce_sge_cursor_init() - start a cursor at the first byte of an SGE list
  * @cur: cursor

@@ -165,6 +165,7 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cswap, u64 swap_add,
 		    u64 comp, u64 *orig);
+int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val);
 
 /**
  * struct sroce_sge_cursor - position in a scatter/gather list

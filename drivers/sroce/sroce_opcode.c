@@ -24,6 +24,7 @@
 #include <uapi/rdma/sroce-abi.h>
 #include <kunit/visibility.h>
 
+#include "sroce_compat.h"
 #include "sroce_hdr.h"
 
 /* Sizes of the headers, in wire order (IBTA 9.2, table 38). */
@@ -163,6 +164,16 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 	SROCE_OP(RC, COMPARE_SWAP, IB_QPT_RC, ATMETH, REQ_ATOMIC_OP | ONLY),
 	SROCE_OP(RC, FETCH_ADD, IB_QPT_RC, ATMETH, REQ_ATOMIC_OP | ONLY),
 
+	/* RC ATOMIC WRITE (oA19-28): RETH and 8 bytes stored at once */
+	[SROCE_OPCODE_RC_ATOMIC_WRITE] = {
+		.name	= "RC_ATOMIC_WRITE",
+		.mask	= SROCE_MASK_BTH | SROCE_L_RETH_MASK | SROCE_MASK_REQ |
+			  SROCE_MASK_ATOMIC_WRITE | SROCE_MASK_PAYLOAD | ONLY,
+		.length	= SROCE_L_RETH_LEN,
+		.qpt	= IB_QPT_RC,
+		.offset	= SROCE_L_RETH_OFF,
+	},
+
 	/* RC SEND with invalidate: the IETH names the rkey to invalidate */
 	SROCE_OP(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC, IETH,
 		 REQ_SEND | LAST | COMP | INV),
@@ -220,6 +231,12 @@ SROCE_WR_SAME(RDMA_READ);
 SROCE_WR_SAME(ATOMIC_CMP_AND_SWP);
 SROCE_WR_SAME(ATOMIC_FETCH_AND_ADD);
 SROCE_WR_SAME(SEND_WITH_INV);
+#if SROCE_KERNEL_AT_LEAST(6, 2)
+/* ATOMIC WRITE: the numbers sroce gives it are the kernel's since 6.2 */
+static_assert((int)IB_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE);
+static_assert((int)IB_UVERBS_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
+static_assert((int)IB_OPCODE_RC_ATOMIC_WRITE == SROCE_OPCODE_RC_ATOMIC_WRITE);
+#endif
 static_assert(IB_SEND_FENCE == SROCE_WR_FLAG_FENCE);
 static_assert(IB_SEND_SIGNALED == SROCE_WR_FLAG_SIGNALED);
 static_assert(IB_SEND_SOLICITED == SROCE_WR_FLAG_SOLICITED);
@@ -233,11 +250,13 @@ static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
  * @kern_qp_types: bits of enum ib_qp_type whose kernel QPs also accept
  *	it (memory management operations: kernel verbs only)
  * @send_flags: IB_SEND_* bits it may carry
+ * @user_only: kernel QPs refuse it (no kernel verb carries its data)
  */
 struct sroce_wr_rule {
 	u8 qp_types;
 	u8 kern_qp_types;
 	u8 send_flags;
+	bool user_only;
 };
 
 /*
@@ -256,23 +275,21 @@ struct sroce_wr_rule {
 /* True when the uapi mask @ops has opcode @op. */
 #define SROCE_WR_HAS(ops, op)	(!!((ops) & SROCE_WR_OP_BIT(op)))
 
-/* The row of IB_UVERBS_WR_<op>, from the uapi masks; GSI as UD. */
-#define SROCE_WR(op)							\
-	[IB_UVERBS_WR_##op] = {						\
+/* The row of work request opcode <pfx><op>, from the uapi masks; GSI as UD. */
+#define SROCE_WR_ROW(pfx, op)						\
+	[pfx##op] = {							\
 		.qp_types =						\
-			SROCE_WR_HAS(SROCE_WR_OPS_RC, IB_UVERBS_WR_##op) << \
-				IB_QPT_RC |				\
-			SROCE_WR_HAS(SROCE_WR_OPS_UC, IB_UVERBS_WR_##op) << \
-				IB_QPT_UC |				\
-			SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_##op) << \
-				IB_QPT_UD |				\
-			SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_##op) << \
-				IB_QPT_GSI,				\
+			SROCE_WR_HAS(SROCE_WR_OPS_RC, pfx##op) << IB_QPT_RC | \
+			SROCE_WR_HAS(SROCE_WR_OPS_UC, pfx##op) << IB_QPT_UC | \
+			SROCE_WR_HAS(SROCE_WR_OPS_UD, pfx##op) << IB_QPT_UD | \
+			SROCE_WR_HAS(SROCE_WR_OPS_UD, pfx##op) << IB_QPT_GSI, \
 		.send_flags =						\
-			SROCE_WR_HAS(SROCE_WR_OPS_INLINE, IB_UVERBS_WR_##op) ? \
+			SROCE_WR_HAS(SROCE_WR_OPS_INLINE, pfx##op) ?	\
 			SROCE_WR_SEND_FLAGS :				\
 			SROCE_WR_SEND_FLAGS & ~SROCE_WR_FLAG_INLINE,	\
+		.user_only = SROCE_WR_HAS(SROCE_WR_OPS_INLINE_ONLY, pfx##op), \
 	}
+#define SROCE_WR(op)	SROCE_WR_ROW(IB_UVERBS_WR_, op)
 
 /*
  * Indexed by work request opcode: a row for every opcode userspace can
@@ -293,6 +310,7 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 	SROCE_WR(RDMA_READ_WITH_INV),
 	SROCE_WR(MASKED_ATOMIC_CMP_AND_SWP),
 	SROCE_WR(MASKED_ATOMIC_FETCH_AND_ADD),
+	SROCE_WR_ROW(SROCE_WR_, ATOMIC_WRITE),
 	[IB_WR_REG_MR] = SROCE_WR_LOCAL_OP,
 };
 
@@ -309,7 +327,8 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  *	of a WQE read out of a ring (the same numbers)
  *
  * RC accepts SEND (with immediate, with invalidate), RDMA WRITE (with
- * immediate), RDMA READ and both atomics; UC accepts SEND and RDMA WRITE,
+ * immediate), RDMA READ, both atomics and ATOMIC WRITE (IBTA 1.5
+ * oA19-28); UC accepts SEND and RDMA WRITE,
  * each also with immediate; UD and GSI accept SEND and SEND with
  * immediate (IBTA vol. 1 9.4: the operations each transport service
  * carries; 11.4.1.1 Post Send Request).  SEND with invalidate is RC only:
@@ -340,15 +359,19 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
  * What sroce_wr_opcode_ok() accepts, and IB_WR_REG_MR and IB_WR_LOCAL_INV
  * on RC, UC and UD QPs (IBTA 10.6.3.6-7; struct sroce_wr_rule
  * @kern_qp_types): fast-register MRs exist for kernel consumers only.
+ * ATOMIC WRITE is userspace's only (@user_only): no kernel verb of Linux
+ * 6.1 names it.
  * Context: any.
  * Return: true when accepted.
  */
 bool sroce_wr_kernel_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
+	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	    sroce_wr_rules[opcode].user_only)
+		return false;
 	if (sroce_wr_opcode_ok(type, opcode))
 		return true;
-	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
-	    (u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].kern_qp_types))
+	if ((u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].kern_qp_types))
 		return false;
 	return sroce_wr_rules[opcode].kern_qp_types & BIT(type);
 }

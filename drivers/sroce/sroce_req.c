@@ -79,6 +79,7 @@ static const u16 sroce_req_wr_cls[] = {
 	[IB_UVERBS_WR_ATOMIC_CMP_AND_SWP]	= SROCE_WR_ATOMIC |
 						  SROCE_WR_CMP_SWAP,
 	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
+	[SROCE_WR_ATOMIC_WRITE]			= SROCE_WR_AWRITE,
 	[IB_WR_LOCAL_INV]			= SROCE_WR_LOCAL,
 	[IB_WR_REG_MR]				= SROCE_WR_LOCAL | SROCE_WR_REG,
 };
@@ -145,6 +146,11 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 		if (!IS_ALIGNED(wqe->wr.atomic.remote_addr, sizeof(u64)))
 			return IB_WC_LOC_QP_OP_ERR;
 	}
+	/* oA19-28: exactly 8 bytes, inline; the responder checks the VA */
+	if ((w->cls & SROCE_WR_AWRITE) &&
+	    (!(wqe->send_flags & IB_SEND_INLINE) ||
+	     w->length != SROCE_ATOMIC_WRITE_LEN))
+		return IB_WC_LOC_LEN_ERR;
 	if (w->length > SROCE_MAX_MSG_SIZE ||
 	    sroce_req_wqe_npsn(&qp->dp.send, w) > SROCE_REQ_MAX_WQE_PSNS)
 		return IB_WC_LOC_LEN_ERR;
@@ -410,6 +416,8 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 		       IB_OPCODE_UD_SEND_ONLY;
 	if (cls & SROCE_WR_READ)
 		return IB_OPCODE_RC_RDMA_READ_REQUEST;
+	if (cls & SROCE_WR_AWRITE)
+		return SROCE_OPCODE_RC_ATOMIC_WRITE;
 	if (cls & SROCE_WR_ATOMIC)
 		return cls & SROCE_WR_CMP_SWAP ? IB_OPCODE_RC_COMPARE_SWAP :
 						 IB_OPCODE_RC_FETCH_ADD;
@@ -438,7 +446,8 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
 
 		p->npsn = sroce_psn_diff(last, snd->psn) + 1;
 		p->rlen = min(p->rlen, p->npsn * snd->mtu);
-		p->payload = 0;
+		/* ATOMIC WRITE: its 8 bytes; READ and atomics: none */
+		p->payload = w->cls & SROCE_WR_AWRITE ? w->length : 0;
 		p->last = last == w->last_psn;
 	} else {
 		p->npsn = 1;

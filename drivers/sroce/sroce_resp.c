@@ -51,6 +51,10 @@ enum sroce_resp_ret {
 	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
 };
 
+/* Requests their own response acknowledges: READ, atomics, ATOMIC WRITE. */
+#define SROCE_MASK_RESPONDED	(SROCE_MASK_READ | SROCE_MASK_ATOMIC | \
+				 SROCE_MASK_ATOMIC_WRITE)
+
 /* Atomic operations are atomic with respect to each other (IBTA 9.4.5). */
 static DEFINE_SPINLOCK(sroce_resp_atomic_lock);
 
@@ -492,7 +496,7 @@ static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
 {
 	int acc = resp->attr.access;
 
-	if (mask & SROCE_MASK_WRITE)
+	if (mask & (SROCE_MASK_WRITE | SROCE_MASK_ATOMIC_WRITE))
 		return acc & IB_ACCESS_REMOTE_WRITE;
 	if (mask & SROCE_MASK_READ)
 		return acc & IB_ACCESS_REMOTE_READ;
@@ -954,6 +958,81 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+/*
+ * The 8 bytes of an ATOMIC WRITE, with its RETH (IBTA 1.5 oA19-28): a
+ * DMA length and payload of exactly 8 bytes, no pad, an 8-byte aligned
+ * VA.  Return: SROCE_RESP_OK with *@va and *@val, or a NAK.
+ */
+static enum sroce_resp_ret
+sroce_resp_awrite_args(struct sroce_qp *qp, struct sk_buff *skb,
+		       const struct sroce_pkt_info *pkt, u32 len,
+		       u64 *va, u64 *val)
+{
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	__be64 data;
+
+	*va = be64_to_cpu(reth->va);
+	if (len != SROCE_ATOMIC_WRITE_LEN ||
+	    be32_to_cpu(reth->len) != SROCE_ATOMIC_WRITE_LEN ||
+	    sroce_bth_pad(sroce_pkt_bth(pkt)) || !IS_ALIGNED(*va, sizeof(u64)) ||
+	    skb_copy_bits(skb, pkt->hdr + sroce_opcode[pkt->opcode].length -
+			  skb->data, &data, sizeof(data))) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	/* the bytes go to memory in wire order, as an RDMA WRITE's do */
+	memcpy(val, &data, sizeof(*val));
+	return SROCE_RESP_OK;
+}
+
+/*
+ * ATOMIC WRITE (IBTA 1.5 oA19-28): remote write access, the 8 bytes
+ * stored with one 64-bit store after the writes before it, executed once;
+ * a responder resource answers it, and its duplicates, with an RDMA READ
+ * RESPONSE ONLY without payload (as rdma_rxe does).
+ */
+static enum sroce_resp_ret sroce_resp_do_awrite(struct sroce_qp *qp,
+						struct sk_buff *skb,
+						const struct sroce_pkt_info *pkt,
+						u32 len)
+{
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sroce_resp_res *res;
+	enum sroce_resp_ret ret;
+	struct sroce_mr *mr;
+	u64 va, val;
+	u16 idx;
+
+	ret = sroce_resp_awrite_args(qp, skb, pkt, len, &va, &val);
+	if (!ret)
+		ret = sroce_resp_check_res(qp);
+	if (ret)
+		return ret;
+	mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), va, sizeof(u64),
+			     IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return SROCE_RESP_NAK_ACC;
+	res = sroce_resp_res_take(qp, SROCE_RES_AWRITE, pkt->psn, 1, &idx);
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0)) {
+		ret = SROCE_RESP_DROP;
+	} else if (sroce_mr_atomic_write(mr, va, val)) {
+		/* deregistered since the check, or misplaced: not executed */
+		sroce_resp_out_drop_from(qp, pkt->psn);
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+		ret = SROCE_RESP_NAK_ACC;
+	}
+	sroce_mr_put(mr);
+	if (ret) {
+		res->type = SROCE_RES_FREE;
+		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
+		return ret;
+	}
+	sroce_resp_set_epsn(resp, resp->epsn + 1);
+	return SROCE_RESP_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Duplicates (IBTA 9.7.5.1.3)                                         */
 /* ------------------------------------------------------------------ */
@@ -1021,6 +1100,20 @@ static void sroce_resp_dup_atomic(struct sroce_qp *qp,
 	sroce_resp_queue_atomic(qp, idx, pkt->psn);
 }
 
+/* Duplicate ATOMIC WRITE: answer it again, never store again. */
+static void sroce_resp_dup_awrite(struct sroce_qp *qp,
+				  const struct sroce_pkt_info *pkt)
+{
+	struct sroce_resp_res *res;
+	u16 idx;
+
+	res = sroce_resp_res_find(qp, SROCE_RES_AWRITE, pkt->psn, &idx);
+	if (!res)
+		return;
+	sroce_resp_out_drop_from(qp, pkt->psn);
+	sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0);
+}
+
 /*
  * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
  * not executed again, only acknowledged (with the current MSN) when it
@@ -1034,6 +1127,8 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 		sroce_resp_dup_read(qp, pkt);
 	else if (pkt->mask & SROCE_MASK_ATOMIC)
 		sroce_resp_dup_atomic(qp, pkt);
+	else if (pkt->mask & SROCE_MASK_ATOMIC_WRITE)
+		sroce_resp_dup_awrite(qp, pkt);
 	else if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 }
@@ -1162,6 +1257,8 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 		return sroce_resp_do_read(qp, pkt);
 	if (pkt->mask & SROCE_MASK_ATOMIC)
 		return sroce_resp_do_atomic(qp, pkt);
+	if (pkt->mask & SROCE_MASK_ATOMIC_WRITE)
+		return sroce_resp_do_awrite(qp, skb, pkt, len);
 	if (pkt->mask & SROCE_MASK_SEND)
 		ret = sroce_resp_do_send(qp, skb, pkt, len);
 	else
@@ -1209,7 +1306,7 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_OOO_DRAINED);
 		pkt = SROCE_PKT(skb);
 		psn = resp->epsn;
-		ack = !(pkt->mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC));
+		ack = !(pkt->mask & SROCE_MASK_RESPONDED);
 		resp->wc_err = 0;
 		sroce_resp_rc_in_seq(qp, skb, pkt,
 				     sroce_resp_payload_len(skb, pkt));
@@ -1237,7 +1334,7 @@ static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 
 	resp->ooo_defer = true;
 	sroce_resp_rc_in_seq(qp, skb, pkt, len);
-	ack = !(pkt->mask & (SROCE_MASK_READ | SROCE_MASK_ATOMIC));
+	ack = !(pkt->mask & SROCE_MASK_RESPONDED);
 	if (resp->epsn != start)
 		ack = sroce_resp_ooo_drain(qp, ack);
 	resp->ooo_defer = false;

@@ -32,7 +32,8 @@
 #define SROCE_DEVICE_CAP_FLAGS	(IB_DEVICE_RC_RNR_NAK_GEN | \
 				 IB_DEVICE_SYS_IMAGE_GUID | \
 				 IB_DEVICE_PORT_ACTIVE_EVENT | \
-				 IB_DEVICE_MEM_MGT_EXTENSIONS)
+				 IB_DEVICE_MEM_MGT_EXTENSIONS | \
+				 SROCE_DEVICE_ATOMIC_WRITE)
 
 /* ------------------------------------------------------------------ */
 /* udata helpers                                                       */

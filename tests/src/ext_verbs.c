@@ -926,6 +926,9 @@ static const struct qcase qcases[] = {
 	QC("uc-send-inv", IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
 	QC("ud-rdma-write", IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE, EOPNOTSUPP),
 	QC("ud-send-inv", IBV_QPT_UD, IBV_QP_EX_WITH_SEND_WITH_INV, EOPNOTSUPP),
+	QC("rc-atomic-write", IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, 0),
+	QC("uc-atomic-write", IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP),
+	QC("ud-atomic-write", IBV_QPT_UD, IBV_QP_EX_WITH_ATOMIC_WRITE, EOPNOTSUPP),
 	/* CREATE_FLAGS asking for no flag, as pyverbs' random attributes do */
 	{ .name = "create-qp/create-flags-none", .type = IBV_QPT_UC, .ops = IBV_QP_EX_WITH_SEND,
 	  .extra_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS },
@@ -1160,6 +1163,144 @@ static void rc_send_inv(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* ATOMIC WRITE (IBTA 1.5 oA19-28)                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One ATOMIC WRITE from @rq of @val to @raddr under @rkey: through the
+ * builder (the value copied at once: its buffer is scribbled over right
+ * after), or through ibv_post_send() with an 8-byte gather entry
+ * (@legacy).  Returns the requester's completion status, or -1.
+ */
+static int awrite_once(struct end *rq, uint64_t val, uint64_t raddr,
+		       uint32_t rkey, uint64_t id, int legacy)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)(rq->buf + SRC_OFF),
+			       .length = 8, .lkey = rq->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_ATOMIC_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint8_t tmp[8];
+	struct cqe e;
+	int err;
+
+	if (legacy) {
+		memcpy(rq->buf + SRC_OFF, &val, 8);
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+		err = ibv_post_send(rq->qp, &wr, &bad);
+	} else {
+		memcpy(tmp, &val, 8);
+		ibv_wr_start(rq->qpx);
+		rq->qpx->wr_id = id;
+		rq->qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_write(rq->qpx, rkey, raddr, tmp);
+		memset(tmp, 0xee, sizeof(tmp));
+		err = ibv_wr_complete(rq->qpx);
+	}
+	if (err) {
+		whyf("posting: %s", strerror(err));
+		return -1;
+	}
+	if (cq_take(rq->cqx, &e, 1, 3000, NULL) != 1) {
+		whyf("requester: no completion within 3 s");
+		return -1;
+	}
+	if (e.wr_id != id || (e.status == IBV_WC_SUCCESS &&
+			      (e.opcode != IBV_WC_ATOMIC_WRITE || e.byte_len != 8))) {
+		whyf("requester: got %s", cqe_str(&e));
+		return -1;
+	}
+	return e.status;
+}
+
+/* Does @x's device report ATOMIC WRITE (bit 40 of device_cap_flags_ex)? */
+static int awrite_cap(const struct end *x)
+{
+	struct ibv_device_attr_ex attr = {};
+	int err = ibv_query_device_ex(x->d.ctx, NULL, &attr);
+
+	if (err) {
+		whyf("ibv_query_device_ex: %s", strerror(err));
+		return 0;
+	}
+	return !!(attr.device_cap_flags_ex & (1ULL << 40));
+}
+
+/* A failing ATOMIC WRITE from @rq on a fresh pair completes with @status. */
+static void awrite_bad(struct end *rq, const char *name, uint64_t raddr,
+		       uint32_t rkey, int status)
+{
+	int got;
+
+	if (pair_up(IBV_QPT_RC, SEND_OPS_RC | IBV_QP_EX_WITH_ATOMIC_WRITE))
+		die("%s", why);
+	got = awrite_once(rq, 0x1122334455667788ULL, raddr, rkey, 811, 0);
+	if (got >= 0 && got != status)
+		whyf("requester status %s, want %s",
+		     ibv_wc_status_str((enum ibv_wc_status)got),
+		     ibv_wc_status_str((enum ibv_wc_status)status));
+	result(name, ibv_wc_status_str((enum ibv_wc_status)status));
+}
+
+/*
+ * RC ATOMIC WRITE from @rq to @rs: 8 bytes stored at the remote address
+ * (the bytes around it untouched) with the builder and with
+ * ibv_post_send(); a misaligned address is an invalid request, an MR
+ * without remote write a remote access error.  Case names start @pfx.
+ */
+static void awrite_cases(struct end *rq, struct end *rs, const char *pfx)
+{
+	uint64_t v = 0x8877665544332211ULL, w = 0x0102030405060708ULL;
+	uint64_t raddr = (uintptr_t)(rs->buf + 16);
+	char name[64];
+	struct ibv_mr *ro;
+
+	if (pair_up(IBV_QPT_RC, SEND_OPS_RC | IBV_QP_EX_WITH_ATOMIC_WRITE))
+		die("%s", why);
+	memset(rs->buf, 0x5a, 32);
+	if (!awrite_once(rq, v, raddr, rs->mr->rkey, 801, 0)) {
+		check_u64(rs->buf + 16, v, "target");
+		check_u64(rs->buf + 8, 0x5a5a5a5a5a5a5a5aULL, "before the target");
+		check_u64(rs->buf + 24, 0x5a5a5a5a5a5a5a5aULL, "after the target");
+	}
+	snprintf(name, sizeof(name), "rc/%s", pfx);
+	result(name, "8 B stored");
+	if (!awrite_once(rq, w, raddr, rs->mr->rkey, 802, 1))
+		check_u64(rs->buf + 16, w, "target");
+	snprintf(name, sizeof(name), "rc/%s-post-send", pfx);
+	result(name, "8 B stored");
+	snprintf(name, sizeof(name), "rc/bad/%s-misaligned", pfx);
+	awrite_bad(rq, name, raddr + 4, rs->mr->rkey, IBV_WC_REM_INV_REQ_ERR);
+	ro = ibv_reg_mr(rs->d.pd, rs->buf, BUF_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!ro)
+		die("ibv_reg_mr: %s", strerror(errno));
+	snprintf(name, sizeof(name), "rc/bad/%s-no-remote-write", pfx);
+	awrite_bad(rq, name, raddr, ro->rkey, IBV_WC_REM_ACCESS_ERR);
+	ibv_dereg_mr(ro);
+}
+
+/*
+ * RC ATOMIC WRITE both ways: a (sroce) reports the capability; towards a
+ * peer whose device does not (rdma_rxe of Linux 6.1 lacks the operation)
+ * nothing is sent.
+ */
+static void rc_atomic_write(void)
+{
+	if (!awrite_cap(&a))
+		whyf("device_cap_flags_ex lacks ATOMIC_WRITE (bit 40)");
+	result("rc/atomic-write/device-cap", "bit 40");
+	if (!awrite_cap(&b)) {
+		printf("SKIP rc/atomic-write: %s reports no ATOMIC_WRITE\n",
+		       ibv_get_device_name(b.d.ctx->device));
+		return;
+	}
+	awrite_cases(&a, &b, "atomic-write");
+	awrite_cases(&b, &a, "atomic-write-reverse");
+}
+
+/* ------------------------------------------------------------------ */
 /* Main                                                                */
 /* ------------------------------------------------------------------ */
 
@@ -1257,6 +1398,7 @@ int main(int argc, char **argv)
 	run_type(IBV_QPT_UD, SEND_OPS_UD);
 	if (!peer_foreign)
 		rc_send_inv();
+	rc_atomic_write();
 
 	ibv_destroy_ah(ah_ab);
 	end_close(&a);

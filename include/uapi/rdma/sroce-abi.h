@@ -133,10 +133,10 @@ struct sroce_sge {
  * @num_sge: number of valid entries in @sge (0..SROCE_MAX_SGE); with
  *	IBV_SEND_INLINE, ignored
  * @inline_len: bytes of inline data in @inline_data when IBV_SEND_INLINE is
- *	set (0..SROCE_MAX_INLINE)
+ *	set (0..SROCE_MAX_INLINE; ATOMIC WRITE: SROCE_ATOMIC_WRITE_LEN)
  * @imm_data: immediate data, network byte order (IBV_WR_*_WITH_IMM)
  * @invalidate_rkey: rkey to invalidate (IBV_WR_SEND_WITH_INV)
- * @rdma: remote address and rkey for RDMA WRITE/READ
+ * @rdma: remote address and rkey for RDMA WRITE/READ and ATOMIC WRITE
  * @atomic: remote address, rkey and operands for atomics
  * @ud: destination of a UD send: AH number from the create_ah response,
  *	remote QPN and Q_Key
@@ -192,6 +192,17 @@ struct sroce_send_wqe {
  */
 #define SROCE_WR_OP_BIT(op)	(1U << (op))
 
+/*
+ * RDMA ATOMIC WRITE (IBTA vol. 1 1.5, memory placement extensions,
+ * oA19-28): the work request and completion opcodes libibverbs names
+ * IBV_WR_ATOMIC_WRITE and IBV_WC_ATOMIC_WRITE (Linux 6.2 and later:
+ * IB_UVERBS_WR_ATOMIC_WRITE, IB_UVERBS_WC_ATOMIC_WRITE).  RC only; the
+ * remote address and rkey are in @wr.rdma, the 8 bytes to store inline.
+ */
+#define SROCE_WR_ATOMIC_WRITE	15
+#define SROCE_WC_ATOMIC_WRITE	9
+#define SROCE_ATOMIC_WRITE_LEN	8
+
 #define SROCE_WR_OPS_UD						\
 	(SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND) |			\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_IMM))
@@ -204,10 +215,18 @@ struct sroce_send_wqe {
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) |		\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_READ) |		\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) |	\
-	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD))
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) |	\
+	 SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE))
+/*
+ * Opcodes whose payload is always inline: ATOMIC WRITE carries the
+ * SROCE_ATOMIC_WRITE_LEN bytes to store in @inline_data, with
+ * SROCE_WR_FLAG_INLINE set and @inline_len SROCE_ATOMIC_WRITE_LEN.
+ */
+#define SROCE_WR_OPS_INLINE_ONLY	SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE)
 /* Opcodes whose payload may be inline: not RDMA READ, not the atomics. */
 #define SROCE_WR_OPS_INLINE					\
-	(SROCE_WR_OPS_UC | SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV))
+	(SROCE_WR_OPS_UC | SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) | \
+	 SROCE_WR_OPS_INLINE_ONLY)
 
 /* Send flag bits: equal to IBV_SEND_* (libibverbs) and IB_SEND_* (kernel). */
 #define SROCE_WR_FLAG_FENCE	(1U << 0)
@@ -262,7 +281,8 @@ struct sroce_recv_wqe {
  * struct sroce_cqe - a completion queue entry
  * @wr_id: work request id of the completed WQE
  * @status: enum ib_wc_status (IBV_WC_*)
- * @opcode: enum ib_uverbs_wc_opcode (IBV_WC_SEND ... IBV_WC_RECV_RDMA_WITH_IMM)
+ * @opcode: enum ib_uverbs_wc_opcode (IBV_WC_SEND ... IBV_WC_RECV_RDMA_WITH_IMM,
+ *	SROCE_WC_ATOMIC_WRITE)
  * @vendor_err: driver-specific error detail, 0 on success
  * @byte_len: bytes received (receive completions) or transferred (RDMA READ)
  * @ex: immediate data (network byte order) or the invalidated rkey
