@@ -144,6 +144,7 @@ enum sroce_wqe_state {
 #define SROCE_WR_CMP_SWAP	BIT(6)
 #define SROCE_WR_LOCAL		BIT(7)	/* executed by the requester, no packet */
 #define SROCE_WR_REG		BIT(8)	/* IB_WR_REG_MR (else LOCAL_INV) */
+#define SROCE_WR_BIND		BIT(9)	/* IB_WR_BIND_MW (else LOCAL_INV) */
 #define SROCE_WR_RD_ATOMIC	(SROCE_WR_READ | SROCE_WR_ATOMIC)
 
 /**
