@@ -398,10 +398,31 @@ static void sroce_mw_inv_test(struct kunit *test)
 	/* everything the windows held was let go: the MR was freed */
 }
 
+/*
+ * A window destroyed while bound (a bind that raced with the window's
+ * deallocation): freeing it lets its MR go, which can then be invalidated
+ * and freed.
+ */
+static void sroce_mw_destroy_bound_test(struct kunit *test)
+{
+	struct sroce_mw_fix *f = sroce_mw_fix(test, false);
+
+	KUNIT_ASSERT_EQ(test, sroce_mw_fix_bind(f, 0, 64, RR, FIX_QPN), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->mr->ref), 2U);
+	sroce_mr_destroy(f->win);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->mr->num_mw), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->mr->ref), 1U);
+	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, f->mr->key,
+						 FIX_QPN), 0);
+	sroce_mr_destroy(f->mr);
+	sroce_mr_dev_drain(f->dev);
+}
+
 static struct kunit_case sroce_mw_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_mw_check_test, sroce_mw_check_gen_params),
 	KUNIT_CASE_PARAM(sroce_mw_access_test, sroce_mw_access_gen_params),
 	KUNIT_CASE_PARAM(sroce_mw_inv_test, sroce_mw_inv_gen_params),
+	KUNIT_CASE(sroce_mw_destroy_bound_test),
 	{}
 };
 

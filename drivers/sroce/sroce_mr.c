@@ -75,9 +75,18 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-/* Unpin and free a deregistered MR nobody references.  Context: process. */
+/*
+ * Unpin and free a deregistered MR nobody references; a window a bind
+ * racing with its deallocation left bound lets its MR go.  Context:
+ * process.
+ */
 static void sroce_mr_free(struct sroce_mr *mr)
 {
+	if (mr->mw_mr) {
+		atomic_dec(&mr->mw_mr->num_mw);
+		sroce_mr_put(mr->mw_mr);
+		mr->mw_mr = NULL;
+	}
 	kvfree(mr->pages);
 	mr->pages = NULL;
 	kfree(mr->fr.live);
@@ -655,14 +664,13 @@ int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
 	int err = -EINVAL;
 
 	if (mr && sroce_mr_peer_may_invalidate(mr, pd)) {
-		if (sroce_mr_is_window(mr))
+		if (sroce_mr_is_window(mr)) {
 			err = sroce_mw_invalidate(mr, pd, qpn, rkey);
-		else if (atomic_read(&mr->num_mw))
-			err = -EINVAL;	/* windows still bound to it */
-		else
-			err = 0;
-		if (!err && !sroce_mr_is_window(mr))
+		} else if (!atomic_read(&mr->num_mw)) {
+			/* an MR with windows bound stays (IBTA 10.6.7.2.6) */
 			WRITE_ONCE(mr->valid, false);
+			err = 0;
+		}
 	}
 	if (mr)
 		sroce_mr_put(mr);
