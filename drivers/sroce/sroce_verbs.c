@@ -6,8 +6,8 @@
  *
  * Errors follow what rdma-core documents for the verbs: EINVAL for bad
  * attributes or masks, ENOMEM for exhausted resources or full rings,
- * EOPNOTSUPP for features we do not offer (XRC, memory windows,
- * resize_cq, alternate paths), EFAULT when a udata copy fails.
+ * EOPNOTSUPP for features we do not offer (XRC, resize_cq, alternate
+ * paths), EFAULT when a udata copy fails.
  *
  * Driver data exchanged with the provider (sroce-abi.h): every create verb
  * of a user object answers with its response struct; no verb takes driver
