@@ -370,7 +370,7 @@ static int sroce_fr_key_op(struct kunit *test, struct sroce_fr_fix *f,
 	if (c->op == FR_INV) {
 		key = c->dma_key ? dma->key :
 				   sroce_fr_next_key(f->mr->key, c->key_delta);
-		return sroce_mr_local_inv(f->dev, pd, key);
+		return sroce_mr_local_inv(f->dev, pd, key, 0);
 	}
 	if (!c->unmapped)
 		KUNIT_ASSERT_EQ(test, sroce_fr_map(f, &sroce_fr_two_pages), 1);
@@ -464,9 +464,10 @@ static void sroce_fr_cycle_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	sroce_mr_put(m);
 	/* the stale key does not invalidate the new registration */
-	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, k1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, k1, 0),
+			-EINVAL);
 	KUNIT_EXPECT_TRUE(test, f->mr->valid);
-	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, k2), 0);
+	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, k2, 0), 0);
 	KUNIT_EXPECT_NULL(test, sroce_mr_lookup(f->dev, k2, false));
 	sroce_fr_fix_done(f);
 }

@@ -26,7 +26,10 @@
  * @inl: it may carry IB_SEND_INLINE
  * @kern: kernel RC, UC and UD QPs (not GSI) accept it besides (memory
  *	management operations); FENCE and SIGNALED are its only flags
- * @user: userspace QPs only: kernel QPs refuse it
+ * @mem: a memory operation (LOCAL_INV, BIND_MW): never on GSI, FENCE and
+ *	SIGNALED its only flags
+ * @user_only: kernel QPs refuse it (BIND_MW: no kernel memory windows;
+ *	ATOMIC WRITE: no kernel verb carries its 8 bytes)
  */
 struct sroce_wr_op_case {
 	const char *name;
@@ -36,7 +39,8 @@ struct sroce_wr_op_case {
 	bool ud;
 	bool inl;
 	bool kern;
-	bool user;
+	bool mem;
+	bool user_only;
 };
 
 static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
@@ -57,11 +61,14 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	/* no UC opcode carries an IETH (IBTA 9.2) */
 	{ .name = "SEND_WITH_INV", .opcode = IB_WR_SEND_WITH_INV,
 	  .rc = true, .inl = true },
+	/* memory windows (IBTA 10.6.7): invalidate anywhere, bind on RC/UC */
+	{ .name = "LOCAL_INV", .opcode = IB_WR_LOCAL_INV,
+	  .rc = true, .uc = true, .ud = true, .mem = true },
+	{ .name = "BIND_MW", .opcode = IB_WR_BIND_MW,
+	  .rc = true, .uc = true, .mem = true, .user_only = true },
 	/* kernel verbs only: userspace has no fast-register MR */
-	{ .name = "LOCAL_INV", .opcode = IB_WR_LOCAL_INV, .kern = true },
 	{ .name = "REG_MR", .opcode = IB_WR_REG_MR, .kern = true },
 	/* opcodes the device does not carry out */
-	{ .name = "BIND_MW", .opcode = IB_WR_BIND_MW },
 	{ .name = "LSO", .opcode = IB_WR_LSO },
 	{ .name = "RDMA_READ_WITH_INV", .opcode = IB_WR_RDMA_READ_WITH_INV },
 	{ .name = "MASKED_ATOMIC_CMP_AND_SWP",
@@ -71,7 +78,7 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	{ .name = "unassigned-14", .opcode = 14 },
 	/* IBTA 1.5 oA19-28: RC only, its 8 bytes inline; no kernel verb */
 	{ .name = "ATOMIC_WRITE", .opcode = SROCE_WR_ATOMIC_WRITE,
-	  .rc = true, .inl = true, .user = true },
+	  .rc = true, .inl = true, .user_only = true },
 	{ .name = "REG_MR_INTEGRITY", .opcode = IB_WR_REG_MR_INTEGRITY },
 	{ .name = "RESERVED1", .opcode = IB_WR_RESERVED1 },
 	{ .name = "255", .opcode = 255 },
@@ -96,8 +103,9 @@ static bool sroce_wr_expected(const struct sroce_wr_op_case *c,
 	case IB_QPT_UC:
 		return c->uc;
 	case IB_QPT_UD:
-	case IB_QPT_GSI:
 		return c->ud;
+	case IB_QPT_GSI:
+		return c->ud && !c->mem;
 	default:
 		return false;
 	}
@@ -115,10 +123,12 @@ KUNIT_ARRAY_PARAM(sroce_wr_op, sroce_wr_op_cases, sroce_wr_op_case_desc);
 static bool sroce_wr_kern_expected(const struct sroce_wr_op_case *c,
 				   enum ib_qp_type type)
 {
+	if (c->user_only)
+		return false;
 	if (c->kern)
 		return type == IB_QPT_RC || type == IB_QPT_UC ||
 		       type == IB_QPT_UD;
-	return !c->user && sroce_wr_expected(c, type);
+	return sroce_wr_expected(c, type);
 }
 
 /* One opcode on every QP type, then with every single send flag. */
@@ -144,7 +154,7 @@ static void sroce_wr_opcode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_SIGNALED),
 			any);
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_SOLICITED),
-			any && !c->kern);
+			any && !c->kern && !c->mem);
 	KUNIT_EXPECT_EQ(test, sroce_wr_flags_ok(c->opcode, IB_SEND_INLINE),
 			any && c->inl);
 	KUNIT_EXPECT_FALSE(test, sroce_wr_flags_ok(c->opcode, IB_SEND_IP_CSUM));
@@ -205,9 +215,17 @@ static const struct sroce_wr_flags_case sroce_wr_flags_cases[] = {
 	{ .name = "send-reserved-end", .opcode = IB_WR_SEND,
 	  .flags = IB_SEND_SIGNALED | (u32)IB_SEND_RESERVED_END },
 	/* an opcode the device does not carry out takes no flags at all */
-	{ .name = "bind-mw-none", .opcode = IB_WR_BIND_MW },
-	{ .name = "bind-mw-signaled", .opcode = IB_WR_BIND_MW,
+	{ .name = "lso-none", .opcode = IB_WR_LSO },
+	{ .name = "lso-signaled", .opcode = IB_WR_LSO,
 	  .flags = IB_SEND_SIGNALED },
+	/* a bind carries no data: FENCE and SIGNALED only */
+	{ .name = "bind-mw-none", .opcode = IB_WR_BIND_MW, .ok = true },
+	{ .name = "bind-mw-fence-signaled", .opcode = IB_WR_BIND_MW,
+	  .flags = IB_SEND_FENCE | IB_SEND_SIGNALED, .ok = true },
+	{ .name = "bind-mw-inline", .opcode = IB_WR_BIND_MW,
+	  .flags = IB_SEND_SIGNALED | IB_SEND_INLINE },
+	{ .name = "bind-mw-solicited", .opcode = IB_WR_BIND_MW,
+	  .flags = IB_SEND_SOLICITED },
 	/* memory management operations: FENCE and SIGNALED, no data */
 	{ .name = "local-inv-none", .opcode = IB_WR_LOCAL_INV, .ok = true },
 	{ .name = "local-inv-fence-signaled", .opcode = IB_WR_LOCAL_INV,
@@ -253,7 +271,8 @@ static void sroce_wr_uapi_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, !!(SROCE_WR_OPS_UD & bit),
 				    sroce_wr_opcode_ok(IB_QPT_UD, op),
 				    "UD opcode %u", op);
-		KUNIT_EXPECT_EQ_MSG(test, !!(SROCE_WR_OPS_UD & bit),
+		KUNIT_EXPECT_EQ_MSG(test,
+				    !!(SROCE_WR_OPS_UD & ~SROCE_WR_OPS_MEM & bit),
 				    sroce_wr_opcode_ok(IB_QPT_GSI, op),
 				    "GSI opcode %u", op);
 		if (!(SROCE_WR_OPS_RC & bit))
@@ -261,9 +280,12 @@ static void sroce_wr_uapi_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, !!(SROCE_WR_OPS_INLINE & bit),
 				    sroce_wr_flags_ok(op, IB_SEND_INLINE),
 				    "inline on opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_wr_flags_ok(op, SROCE_WR_SEND_FLAGS &
+						      ~SROCE_WR_FLAG_INLINE),
+				    !(SROCE_WR_OPS_MEM & bit), "opcode %u", op);
 		KUNIT_EXPECT_TRUE_MSG(test,
-				      sroce_wr_flags_ok(op, SROCE_WR_SEND_FLAGS &
-							~SROCE_WR_FLAG_INLINE),
+				      sroce_wr_flags_ok(op, SROCE_WR_MEM_FLAGS),
 				      "opcode %u", op);
 	}
 	KUNIT_EXPECT_FALSE(test, SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM);

@@ -27,7 +27,12 @@
  * Parent domains (ibv_alloc_parent_domain) stand for their protection
  * domain everywhere; they carry no thread domain.
  *
- * Not supported (left NULL, libibverbs returns EOPNOTSUPP): MW, XRC, DM,
+ * Memory windows (IBTA 10.6.7): type 1 and type 2B.  ibv_alloc_mw() and
+ * ibv_dealloc_mw() are kernel commands; a bind is a send queue work
+ * request (IBV_WR_BIND_MW, which ibv_bind_mw() posts for a type 1 window)
+ * that the kernel executes in queue order, as it does IBV_WR_LOCAL_INV.
+ *
+ * Not supported (left NULL, libibverbs returns EOPNOTSUPP): XRC, DM,
  * thread domains, flows.
  *
  * Layout: query, PD, MR, CQ, QP, SRQ, AH, post, poll, ops table, context and
@@ -71,8 +76,14 @@ static_assert(SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE) &&
 	      SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD,
 			 IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) &&
 	      SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV) &&
-	      SROCE_SAME(IBV_WR_ATOMIC_WRITE, SROCE_WR_ATOMIC_WRITE),
+	      SROCE_SAME(IBV_WR_ATOMIC_WRITE, SROCE_WR_ATOMIC_WRITE) &&
+	      SROCE_SAME(IBV_WR_LOCAL_INV, IB_UVERBS_WR_LOCAL_INV) &&
+	      SROCE_SAME(IBV_WR_BIND_MW, IB_UVERBS_WR_BIND_MW),
 	      "send opcodes");
+static_assert(SROCE_MW_ACCESS == (IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ |
+				  IBV_ACCESS_REMOTE_ATOMIC), "MW access");
 /* SROCE_WR_FLAG_* (the kernel's IB_SEND_* bits) are libibverbs' bits. */
 static_assert(SROCE_SAME(IBV_SEND_FENCE, SROCE_WR_FLAG_FENCE) &&
 	      SROCE_SAME(IBV_SEND_SIGNALED, SROCE_WR_FLAG_SIGNALED) &&
@@ -455,6 +466,81 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 	if (ret)
 		return ret;
 	free(vmr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* MW                                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ibv_alloc_mw: type 1 or type 2 (2B); any other type is EINVAL, as the
+ * kernel answers too.
+ */
+static struct ibv_mw *sroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	if (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2) {
+		errno = EINVAL;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr);
+
+/*
+ * ibv_bind_mw (type 1; libibverbs checked the type, the MR's PD and a
+ * missing MR): posts IBV_WR_BIND_MW with the next rkey and, once posted,
+ * stores it in @mw->rkey (ibv_bind_mw(3)).  A zero-length bind unbinds
+ * the window.  Returns 0 or the errno of ibv_post_send().
+ */
+static int sroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	ret = sroce_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
 	return 0;
 }
 
@@ -871,6 +957,26 @@ static int sroce_check_inline_only(const struct ibv_send_wr *wr,
 }
 
 /*
+ * A memory operation (SROCE_WR_OPS_MEM) carries no data (its SGEs are
+ * ignored), FENCE and SIGNALED only; a bind names a window, rights within
+ * SROCE_MW_ACCESS (never zero based) and an MR unless its length is 0.
+ */
+static int sroce_check_mem_wr(const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+	if (wr->send_flags & ~SROCE_WR_MEM_FLAGS)
+		return EINVAL;
+	if (wr->opcode != IBV_WR_BIND_MW)
+		return 0;
+	if (!wr->bind_mw.mw || (bi->mw_access_flags & ~SROCE_MW_ACCESS))
+		return EINVAL;
+	if (!bi->mr && bi->length)
+		return EINVAL;
+	return 0;
+}
+
+/*
  * Checks one send WR against the QP before anything is written.  Returns 0
  * or EINVAL.  *@inline_len gets the inline payload length.
  */
@@ -887,6 +993,9 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		return EINVAL;
 	if (wr->send_flags & ~SROCE_WR_SEND_FLAGS)
 		return EINVAL;
+	*inline_len = 0;
+	if (SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))
+		return sroce_check_mem_wr(wr);
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
@@ -894,7 +1003,6 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 
-	*inline_len = 0;
 	if (sroce_wr_inline_only(wr))
 		return sroce_check_inline_only(wr, inline_len);
 	if (!(wr->send_flags & IBV_SEND_INLINE))
@@ -914,14 +1022,54 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	return 0;
 }
 
+/* The bind of a checked IBV_WR_BIND_MW (sroce-abi.h wr.bind). */
+static void sroce_build_bind(struct sroce_send_wqe *wqe,
+			     const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+	wqe->wr.bind.mw_rkey = wr->bind_mw.mw->rkey;
+	wqe->wr.bind.new_rkey = wr->bind_mw.rkey;
+	wqe->wr.bind.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+	wqe->wr.bind.access = bi->mw_access_flags;
+	wqe->wr.bind.addr = bi->addr;
+	wqe->wr.bind.length = bi->length;
+}
+
+/* The gather list or inline payload of a checked @wr; none for memory ops. */
+static void sroce_build_send_data(struct sroce_send_wqe *wqe,
+				  const struct ibv_send_wr *wr,
+				  uint32_t inline_len)
+{
+	uint32_t off = 0;
+	int i;
+
+	wqe->num_sge = 0;
+	wqe->inline_len = 0;
+	if (SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))
+		return;
+	if ((wr->send_flags & IBV_SEND_INLINE) || sroce_wr_inline_only(wr)) {
+		/* The caller may reuse its buffers as soon as we return. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(wqe->inline_data + off,
+			       (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			off += wr->sg_list[i].length;
+		}
+		wqe->inline_len = inline_len;
+		return;
+	}
+	memcpy(wqe->sge, wr->sg_list,
+	       (size_t)wr->num_sge * sizeof(struct sroce_sge));
+	wqe->num_sge = (uint32_t)wr->num_sge;
+}
+
 /* Writes the WQE for a checked @wr into @wqe, a free slot we own. */
 static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 				 const struct sroce_qp *qp,
 				 const struct ibv_send_wr *wr,
 				 uint32_t inline_len)
 {
-	uint32_t off = 0;
-	int i;
 
 	wqe->wr_id = wr->wr_id;
 	wqe->opcode = wr->opcode;
@@ -951,12 +1099,17 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 		wqe->ex.imm_data = wr->imm_data;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		wqe->ex.invalidate_rkey = wr->invalidate_rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		sroce_build_bind(wqe, wr);
 		break;
 	default:
 		break;
 	}
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD &&
+	    !(SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))) {
 		wqe->wr.ud.ah_num = to_sah(wr->wr.ud.ah)->ah_num;
 		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
@@ -964,22 +1117,7 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 
 	if (sroce_wr_inline_only(wr))
 		wqe->send_flags |= IBV_SEND_INLINE;
-	if (wqe->send_flags & IBV_SEND_INLINE) {
-		/* The caller may reuse its buffers as soon as we return. */
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(wqe->inline_data + off,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			off += wr->sg_list[i].length;
-		}
-		wqe->num_sge = 0;
-		wqe->inline_len = inline_len;
-	} else {
-		memcpy(wqe->sge, wr->sg_list,
-		       (size_t)wr->num_sge * sizeof(struct sroce_sge));
-		wqe->num_sge = (uint32_t)wr->num_sge;
-		wqe->inline_len = 0;
-	}
+	sroce_build_send_data(wqe, wr, inline_len);
 }
 
 /*
@@ -1315,7 +1453,9 @@ static void sroce_free_context(struct ibv_context *ibctx);
 
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_parent_domain = sroce_alloc_parent_domain,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.bind_mw = sroce_bind_mw,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -1323,6 +1463,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.create_srq = sroce_create_srq,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,

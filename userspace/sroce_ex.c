@@ -16,8 +16,12 @@
  * ENOMEM for a full send queue, EIO for a queue the kernel put in error)
  * is returned by ibv_wr_complete(), which then posts none of the batch.
  *
- * Not offered: memory window bind and local invalidate (the device has no
- * memory windows), TSO, XRC, atomic write and flush (creating a QP that asks
+ * Memory windows: ibv_wr_bind_mw() and ibv_wr_local_inv() build the
+ * IBV_WR_BIND_MW and IBV_WR_LOCAL_INV requests ibv_post_send() takes
+ * (IBV_QP_EX_WITH_BIND_MW on RC and UC, IBV_QP_EX_WITH_LOCAL_INV on any
+ * type, as the SROCE_WR_OPS_* table says).
+ *
+ * Not offered: TSO, XRC, atomic write and flush (creating a QP that asks
  * for them fails with EOPNOTSUPP); completion timestamps (a CQE carries no
  * time the device could vouch for: IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and
  * _WALLCLOCK fail with EOPNOTSUPP), CVLAN, flow tag, tag matching.
@@ -51,6 +55,8 @@ static const struct {
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD },
 	{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV },
 	{ IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE },
+	{ IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV },
+	{ IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW },
 };
 
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
@@ -291,6 +297,32 @@ static void sroce_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 		wr->invalidate_rkey = invalidate_rkey;
 }
 
+static void sroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = sroce_wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
+/* ibv_wr_bind_mw: binds @mw with @rkey (type 2B; ibv_inc_rkey()). */
+static void sroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = sroce_wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	if (!bind_info) {
+		sroce_wr_fail(&qpx_to_sqp(qpx)->wrb, EINVAL);
+		return;
+	}
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
+}
+
 static void sroce_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode,
 			  uint32_t rkey, uint64_t remote_addr, __be32 imm)
 {
@@ -471,6 +503,8 @@ static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_send = sroce_wr_send;
 	qpx->wr_send_imm = sroce_wr_send_imm;
 	qpx->wr_send_inv = sroce_wr_send_inv;
+	qpx->wr_local_inv = sroce_wr_local_inv;
+	qpx->wr_bind_mw = sroce_wr_bind_mw;
 	qpx->wr_rdma_write = sroce_wr_rdma_write;
 	qpx->wr_rdma_write_imm = sroce_wr_rdma_write_imm;
 	qpx->wr_rdma_read = sroce_wr_rdma_read;

@@ -336,6 +336,7 @@ SROCE_DECLARE_CMD(ibv_get_context, ib_uverbs_get_context);
 SROCE_DECLARE_CMD(ibv_query_port, ib_uverbs_query_port);
 SROCE_DECLARE_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 SROCE_DECLARE_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+SROCE_DECLARE_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 SROCE_DECLARE_CMD(ibv_create_cq, ib_uverbs_create_cq);
 SROCE_DECLARE_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 SROCE_DECLARE_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
@@ -372,6 +373,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t length, uint64_t hca_va, int access,
 		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,

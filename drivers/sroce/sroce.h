@@ -35,6 +35,8 @@
  *                     allocation, IP/UDP encapsulation, TX, route cache
  *   sroce_av.c        address vectors and AH numbers
  *   sroce_mr.c        MRs, keys, protection checks, copies to/from memory
+ *   sroce_mw.c        memory windows (type 1, 2B): bind, invalidate, the
+ *                     window behind an rkey
  *   sroce_queue.c     shared rings and their mmap entries, CQs
  *   sroce_mcast.c     UD multicast groups: attach/detach, delivery of a
  *                     packet to every attached QP

@@ -54,7 +54,7 @@
 #define SROCE_MR_KEY_BYTE	0xffU
 #define SROCE_MR_MAX_INDEX	(U32_MAX >> SROCE_MR_KEY_SHIFT)
 
-/* Access flags an MR may carry; MW_BIND is accepted and has no effect. */
+/* Access flags an MR may carry; MW_BIND lets windows bind to it (sroce_mw.c). */
 #define SROCE_MR_ACCESS_MASK	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
@@ -75,9 +75,18 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
-/* Unpin and free a deregistered MR nobody references.  Context: process. */
+/*
+ * Unpin and free a deregistered MR nobody references; a window a bind
+ * racing with its deallocation left bound lets its MR go.  Context:
+ * process.
+ */
 static void sroce_mr_free(struct sroce_mr *mr)
 {
+	if (mr->mw_mr) {
+		atomic_dec(&mr->mw_mr->num_mw);
+		sroce_mr_put(mr->mw_mr);
+		mr->mw_mr = NULL;
+	}
 	kvfree(mr->pages);
 	mr->pages = NULL;
 	kfree(mr->fr.live);
@@ -185,6 +194,7 @@ static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
 	mr->type = type;
 	mr->access = access;
 	kref_init(&mr->ref);
+	spin_lock_init(&mr->fr.lock);
 	mr->ibmr.page_size = PAGE_SIZE;
 }
 
@@ -259,6 +269,34 @@ int sroce_mr_init_dma(struct sroce_dev *dev, struct sroce_mr *mr,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_init_dma);
+
+/**
+ * sroce_mr_init_window() - give a memory window its key
+ * @dev: device
+ * @win: zeroed entry of the window (struct sroce_mw @win)
+ * @pd: the window's PD
+ * @type: SROCE_MR_MW1 or SROCE_MR_MW2
+ *
+ * The key is published at once, unbound: every access through it fails
+ * until a bind (sroce_mw_bind()).  On failure nothing is left to undo but
+ * kfree(@win).
+ * Context: process.
+ * Return: 0, -ENOMEM.
+ */
+int sroce_mr_init_window(struct sroce_dev *dev, struct sroce_mr *win,
+			 struct sroce_pd *pd, enum sroce_mr_type type)
+{
+	int err;
+
+	sroce_mr_init_common(dev, win, pd, type, 0);
+	err = sroce_mr_alloc_key(dev, win);
+	if (err)
+		return err;
+	/* Cannot fail: the slot was reserved by sroce_mr_alloc_key(). */
+	xa_store(&dev->mr_xa, win->key >> SROCE_MR_KEY_SHIFT, win, GFP_KERNEL);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_init_window);
 
 /* Collect the pinned pages once, in iova order. */
 static int sroce_mr_build_pages(struct sroce_mr *mr)
@@ -447,16 +485,39 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_swap);
 
 /**
- * sroce_mr_lookup() - find a valid MR by lkey or rkey
+ * sroce_key_slot_get() - the entry of a key's index, whatever its state
+ * @dev: device
+ * @key: lkey or rkey; only its index (upper 24 bits) is used
+ *
+ * For the owners of a key's state (memory window binds), which check the
+ * key and validity themselves under their lock.
+ * Context: any; RCU inside.
+ * Return: the MR or window with a reference held, or NULL.
+ */
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
+	if (mr && !kref_get_unless_zero(&mr->ref))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_key_slot_get);
+
+/**
+ * sroce_key_get() - find a valid MR or memory window by key
  * @dev: device
  * @key: lkey or rkey (index in the upper 24 bits, a key byte below)
- * @remote: @key is an rkey rather than an lkey (sroce's are equal)
  *
+ * MRs and memory windows share one key namespace (IBTA 10.6.7).
  * Context: any; RCU inside.
- * Return: the MR with a reference held (drop it with sroce_mr_put()), or
- * NULL when no valid MR has this key.
+ * Return: the entry with a reference held (drop it with sroce_mr_put()),
+ * or NULL when no valid entry has this key.
  */
-struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
+struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key)
 {
 	struct sroce_mr *mr;
 
@@ -471,6 +532,35 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
 		mr = NULL;
 	}
 	rcu_read_unlock();
+	return mr;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_key_get);
+
+static bool sroce_mr_is_window(const struct sroce_mr *mr)
+{
+	return mr->type == SROCE_MR_MW1 || mr->type == SROCE_MR_MW2;
+}
+
+/**
+ * sroce_mr_lookup() - find a valid MR by lkey or rkey
+ * @dev: device
+ * @key: lkey or rkey (index in the upper 24 bits, a key byte below)
+ * @remote: @key is an rkey rather than an lkey (sroce's are equal)
+ *
+ * A memory window's key is never an MR's: the responder resolves rkeys
+ * with sroce_rkey_get(), which knows windows.
+ * Context: any; RCU inside.
+ * Return: the MR with a reference held (drop it with sroce_mr_put()), or
+ * NULL when no valid MR has this key.
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
+{
+	struct sroce_mr *mr = sroce_key_get(dev, key);
+
+	if (mr && sroce_mr_is_window(mr)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
@@ -516,14 +606,17 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
 /*
  * Whether a peer's Send with Invalidate may name an MR of each type
  * (IBTA 10.6.7): only fast-register MRs (IB_MR_TYPE_MEM_REG, from
- * ib_alloc_mr()) and type 2 memory windows (sroce offers none).  An MR
- * registered by its owner is invalidated only by deregistration; a
- * kernel PD's local_dma_lkey is a DMA MR.
+ * ib_alloc_mr()) and type 2B memory windows.  An MR registered by its
+ * owner is invalidated only by deregistration, a type 1 window by a
+ * zero-length bind or deallocation; a kernel PD's local_dma_lkey is a
+ * DMA MR.
  */
 static const bool sroce_mr_type_peer_inv[] = {
 	[SROCE_MR_DMA] = false,
 	[SROCE_MR_USER] = false,
 	[SROCE_MR_FAST] = true,
+	[SROCE_MR_MW1] = false,
+	[SROCE_MR_MW2] = true,
 };
 
 /**
@@ -549,6 +642,79 @@ bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 	return mr->pd == pd;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_peer_may_invalidate);
+
+/**
+ * sroce_rkey_invalidate() - execute a peer's Send with Invalidate
+ * @dev: device
+ * @pd: PD of the QP the message arrived on
+ * @qpn: that QP's number (a type 2B window must be bound to it)
+ * @rkey: the R_Key of the IETH
+ *
+ * IBTA 9.4.1.1, 10.6.7: a fast-register MR or a type 2B window the peer
+ * may invalidate (sroce_mr_peer_may_invalidate()) becomes invalid; a
+ * window also lets its MR go.
+ * Context: any.
+ * Return: 0, or -EINVAL when @rkey names nothing the peer may invalidate
+ * (left alone).
+ */
+int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
+			  u32 qpn, u32 rkey)
+{
+	struct sroce_mr *mr = sroce_key_get(dev, rkey);
+	int err = -EINVAL;
+
+	if (mr && sroce_mr_peer_may_invalidate(mr, pd)) {
+		if (sroce_mr_is_window(mr)) {
+			err = sroce_mw_invalidate(mr, pd, qpn, rkey);
+		} else if (!atomic_read(&mr->num_mw)) {
+			/* an MR with windows bound stays (IBTA 10.6.7.2.6) */
+			WRITE_ONCE(mr->valid, false);
+			err = 0;
+		}
+	}
+	if (mr)
+		sroce_mr_put(mr);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
+
+/**
+ * sroce_rkey_get() - resolve an rkey for a remote access and check it
+ * @dev: device
+ * @pd: PD of the QP doing the access
+ * @qpn: that QP's number (a type 2B window must be bound to it)
+ * @rkey: the rkey of a RETH or AtomicETH
+ * @va: first byte
+ * @len: bytes
+ * @access: IB_ACCESS_REMOTE_* rights the access needs
+ *
+ * An MR's rkey is checked by sroce_mr_check(); a memory window's grants
+ * only its window, with its own rights, through the MR it is bound to
+ * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).
+ * Context: any.
+ * Return: the MR to access, with a reference held, or NULL (remote
+ * access error).
+ */
+struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
+				const struct sroce_pd *pd, u32 qpn, u32 rkey,
+				u64 va, u64 len, int access)
+{
+	struct sroce_mr *mr = sroce_key_get(dev, rkey);
+	struct sroce_mr *win;
+
+	if (mr && sroce_mr_is_window(mr)) {
+		win = mr;
+		mr = sroce_mw_window_get(win, pd, qpn, va, len, access);
+		sroce_mr_put(win);
+		access = 0;	/* the window's rights were checked */
+	}
+	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_get);
 
 /* ------------------------------------------------------------------ */
 /* Fast-register MRs (IBTA 10.6.3.6, 10.6.5: Base Memory Management)   */
@@ -581,7 +747,6 @@ int sroce_mr_init_fast(struct sroce_dev *dev, struct sroce_mr *mr,
 		return -EOPNOTSUPP;
 
 	sroce_mr_init_common(dev, mr, pd, SROCE_MR_FAST, 0);
-	spin_lock_init(&fr->lock);
 	fr->max = max_num_sg;
 	fr->shift = PAGE_SHIFT;
 	fr->live = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
@@ -756,24 +921,38 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
  * @pd: PD of the QP executing it
  * @key: the WR's invalidate_rkey: the key in effect of a fast-register MR
  *
+ * @qpn: that QP's number (a type 2B window must be bound to it)
+ *
  * IBTA 10.6.3.7 (Local Invalidate): only fast-register MRs, of @pd, by
- * the key they were registered with; invalidating an invalid MR again is
- * allowed.  From then on every lookup and every access through a held
- * reference fails.
+ * the key they were registered with, and without windows bound to them;
+ * invalidating an invalid MR again is allowed.  From then on every lookup
+ * and every access through a held reference fails.  A key naming a
+ * memory window invalidates a type 2B window (sroce_mw_invalidate(),
+ * IBTA 10.6.7.2.5).
  * Context: data path run (any context).
- * Return: 0, -EINVAL (no fast-register MR with that key), -EACCES
- * (another PD).
+ * Return: 0, -EINVAL (no fast-register MR or type 2B window with that
+ * key, windows bound), -EACCES (another PD).
  */
-int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key)
+int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
+		       u32 qpn)
 {
-	struct sroce_mr *mr = sroce_mr_get_fast(dev, key, NULL);
+	struct sroce_mr *mr = sroce_key_slot_get(dev, key);
 	unsigned long flags;
 	int err = 0;
 
+	if (mr && sroce_mr_is_window(mr)) {
+		err = sroce_mw_invalidate(mr, pd, qpn, key);
+		sroce_mr_put(mr);
+		return err;
+	}
+	if (mr && mr->type != SROCE_MR_FAST) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
 	if (!mr)
 		return -EINVAL;
 	spin_lock_irqsave(&mr->fr.lock, flags);
-	if (READ_ONCE(mr->key) != key)
+	if (READ_ONCE(mr->key) != key || atomic_read(&mr->num_mw))
 		err = -EINVAL;
 	else if (mr->pd != pd)
 		err = -EACCES;

@@ -25,6 +25,8 @@ enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel virtual addresses, whole memory */
 	SROCE_MR_USER,		/* pinned user memory (ib_umem) */
 	SROCE_MR_FAST,		/* fast-register MR (ib_alloc_mr()) */
+	SROCE_MR_MW1,		/* type 1 memory window (sroce_mw.c) */
+	SROCE_MR_MW2,		/* type 2B memory window (sroce_mw.c) */
 };
 
 /* Most pages of a fast-register MR (max_fast_reg_page_list_len). */
@@ -76,7 +78,12 @@ struct sroce_fr {
  * @key: the lkey and rkey in effect, which lookups compare (a
  *	fast-register MR's key byte changes with each IB_WR_REG_MR, while
  *	its owner may have updated ibmr's keys for the next one)
- * @fr: page lists of a SROCE_MR_FAST MR
+ * @fr: page lists of a SROCE_MR_FAST MR; its lock also serialises the
+ *	binds and invalidations of a memory window
+ * @num_mw: memory windows bound to this MR (each holds a reference)
+ * @mw_mr: a memory window's MR while bound (a reference held), else NULL;
+ *	@iova, @length and @access are then the window's
+ * @mw_qpn: QPN a type 2B window is bound to
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -95,6 +102,9 @@ struct sroce_mr {
 	bool valid;
 	u32 key;
 	struct sroce_fr fr;
+	atomic_t num_mw;
+	struct sroce_mr *mw_mr;
+	u32 mw_qpn;
 };
 
 /**
@@ -130,6 +140,67 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 				  const struct sroce_pd *pd);
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key);
+struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key);
+int sroce_mr_init_window(struct sroce_dev *dev, struct sroce_mr *win,
+			 struct sroce_pd *pd, enum sroce_mr_type type);
+struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
+				const struct sroce_pd *pd, u32 qpn, u32 rkey,
+				u64 va, u64 len, int access);
+int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
+			  u32 qpn, u32 rkey);
+
+/* ------------------------------------------------------------------ */
+/* Memory windows (sroce_mw.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct sroce_mw - a memory window (IBTA 10.6.7)
+ * @ibmw: core MW (allocated by the core)
+ * @win: the window's entry in the key namespace: a struct sroce_mr of
+ *	type SROCE_MR_MW1 or SROCE_MR_MW2, allocated by sroce_alloc_mw()
+ *	and freed through the MR lifetime rules (sroce_mr_destroy())
+ */
+struct sroce_mw {
+	struct ib_mw ibmw;
+	struct sroce_mr *win;
+};
+
+static inline struct sroce_mw *to_sroce_mw(struct ib_mw *mw)
+{
+	return container_of(mw, struct sroce_mw, ibmw);
+}
+
+/**
+ * struct sroce_mw_bind - a bind work request (sroce_send_wqe.wr.bind),
+ *	copied out of the ring
+ * @mw_rkey: the window's rkey in effect
+ * @new_rkey: the rkey it takes: same index, any key byte
+ * @mr_lkey: the MR it binds to (ignored when @length is 0)
+ * @access: IB_ACCESS_* rights of the window (SROCE_MW_ACCESS)
+ * @addr: first byte of the window in the MR
+ * @length: bytes; 0 unbinds a type 1 window
+ */
+struct sroce_mw_bind {
+	u32 mw_rkey;
+	u32 new_rkey;
+	u32 mr_lkey;
+	u32 access;
+	u64 addr;
+	u64 length;
+};
+
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+int sroce_mw_bind_check(const struct sroce_mr *win, const struct sroce_mr *mr,
+			const struct sroce_pd *pd, const struct sroce_mw_bind *b);
+int sroce_mw_bind(struct sroce_dev *dev, struct sroce_pd *pd, u32 qpn,
+		  const struct sroce_mw_bind *b);
+int sroce_mw_invalidate(struct sroce_mr *win, const struct sroce_pd *pd,
+			u32 qpn, u32 rkey);
+struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
+				     const struct sroce_pd *pd, u32 qpn,
+				     u64 va, u64 len, int access);
 
 /**
  * struct sroce_reg_wqe - IB_WR_REG_MR in the wr area of a kernel QP's
@@ -154,7 +225,8 @@ int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
 		    unsigned int *sg_offset);
 int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
 		      const struct sroce_mr *want, u32 key, int access);
-int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key);
+int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
+		       u32 qpn);
 
 enum sroce_copy_dir {
 	SROCE_TO_MR,		/* write into the MR */

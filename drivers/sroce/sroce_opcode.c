@@ -250,7 +250,9 @@ static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
  * @kern_qp_types: bits of enum ib_qp_type whose kernel QPs also accept
  *	it (memory management operations: kernel verbs only)
  * @send_flags: IB_SEND_* bits it may carry
- * @user_only: kernel QPs refuse it (no kernel verb carries its data)
+ * @user_only: kernel QPs refuse it: no kernel verb carries its data (ATOMIC
+ *	WRITE's 8 bytes; IB_WR_BIND_MW: struct ib_send_wr has no bind
+ *	fields, kernel verbs allocate no memory window)
  */
 struct sroce_wr_rule {
 	u8 qp_types;
@@ -263,13 +265,15 @@ struct sroce_wr_rule {
  * IBTA 10.6.3.6-7 (Base Memory Management Extensions): Fast Register and
  * Local Invalidate on RC, UC and UD QPs (not GSI: QP1 belongs to the MAD
  * layer); their only flags are FENCE and SIGNALED.  Userspace has no
- * fast-register MR, so its rings never carry them.
+ * fast-register MR, so its rings never carry REG_MR; LOCAL_INV and
+ * BIND_MW (memory windows, IBTA 10.6.7) are SROCE_WR_OPS_MEM of the uapi
+ * masks.
  */
 #define SROCE_WR_LOCAL_OP						\
 	{								\
 		.kern_qp_types = BIT(IB_QPT_RC) | BIT(IB_QPT_UC) |	\
 				 BIT(IB_QPT_UD),			\
-		.send_flags = SROCE_WR_FLAG_FENCE | SROCE_WR_FLAG_SIGNALED, \
+		.send_flags = SROCE_WR_MEM_FLAGS,			\
 	}
 
 /* True when the uapi mask @ops has opcode @op. */
@@ -282,12 +286,16 @@ struct sroce_wr_rule {
 			SROCE_WR_HAS(SROCE_WR_OPS_RC, pfx##op) << IB_QPT_RC | \
 			SROCE_WR_HAS(SROCE_WR_OPS_UC, pfx##op) << IB_QPT_UC | \
 			SROCE_WR_HAS(SROCE_WR_OPS_UD, pfx##op) << IB_QPT_UD | \
-			SROCE_WR_HAS(SROCE_WR_OPS_UD, pfx##op) << IB_QPT_GSI, \
+			SROCE_WR_HAS(SROCE_WR_OPS_UD & ~SROCE_WR_OPS_MEM, \
+				     pfx##op) << IB_QPT_GSI,		\
 		.send_flags =						\
+			SROCE_WR_HAS(SROCE_WR_OPS_MEM, pfx##op) ?	\
+			SROCE_WR_MEM_FLAGS :				\
 			SROCE_WR_HAS(SROCE_WR_OPS_INLINE, pfx##op) ?	\
 			SROCE_WR_SEND_FLAGS :				\
 			SROCE_WR_SEND_FLAGS & ~SROCE_WR_FLAG_INLINE,	\
-		.user_only = SROCE_WR_HAS(SROCE_WR_OPS_INLINE_ONLY, pfx##op), \
+		.user_only = SROCE_WR_HAS(SROCE_WR_OPS_INLINE_ONLY, pfx##op) || \
+			     pfx##op == IB_UVERBS_WR_BIND_MW,		\
 	}
 #define SROCE_WR(op)	SROCE_WR_ROW(IB_UVERBS_WR_, op)
 
@@ -303,7 +311,7 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 	SROCE_WR(RDMA_READ),
 	SROCE_WR(ATOMIC_CMP_AND_SWP),
 	SROCE_WR(ATOMIC_FETCH_AND_ADD),
-	[IB_WR_LOCAL_INV] = SROCE_WR_LOCAL_OP,
+	SROCE_WR(LOCAL_INV),
 	SROCE_WR(BIND_MW),
 	SROCE_WR(SEND_WITH_INV),
 	SROCE_WR(TSO),
@@ -314,8 +322,8 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 	[IB_WR_REG_MR] = SROCE_WR_LOCAL_OP,
 };
 
-static_assert(!SROCE_WR_HAS(SROCE_WR_OPS_RC | SROCE_WR_OPS_UC |
-			    SROCE_WR_OPS_UD, IB_UVERBS_WR_LOCAL_INV));
+SROCE_WR_SAME(LOCAL_INV);
+static_assert(!SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_BIND_MW));
 
 static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
 	      BIT_ULL(ARRAY_SIZE(sroce_wr_rules)));
@@ -332,14 +340,15 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  * each also with immediate; UD and GSI accept SEND and SEND with
  * immediate (IBTA vol. 1 9.4: the operations each transport service
  * carries; 11.4.1.1 Post Send Request).  SEND with invalidate is RC only:
- * no UC opcode carries an IETH (9.2).  These are SROCE_WR_OPS_RC, _UC and
- * _UD of sroce-abi.h, which the provider checks as well.
+ * no UC opcode carries an IETH (9.2).  LOCAL_INV on every type and
+ * BIND_MW on RC and UC (memory windows, 10.6.7).  These are
+ * SROCE_WR_OPS_RC, _UC and _UD of sroce-abi.h, which the provider checks
+ * as well.
  *
  * Context: any.
  * Return: true when accepted; false for any other QP type (SMI, raw, XRC)
- * and for opcodes the device does not carry out for userspace (LOCAL_INV
- * and REG_MR: see sroce_wr_kernel_opcode_ok(); BIND_MW, LSO, masked
- * atomics...).
+ * and for opcodes the device does not carry out for userspace (REG_MR:
+ * see sroce_wr_kernel_opcode_ok(); LSO, masked atomics...).
  */
 bool sroce_wr_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
@@ -356,17 +365,16 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
  * @type: the QP's type, as for sroce_wr_opcode_ok()
  * @opcode: enum ib_wr_opcode
  *
- * What sroce_wr_opcode_ok() accepts, and IB_WR_REG_MR and IB_WR_LOCAL_INV
- * on RC, UC and UD QPs (IBTA 10.6.3.6-7; struct sroce_wr_rule
- * @kern_qp_types): fast-register MRs exist for kernel consumers only.
- * ATOMIC WRITE is userspace's only (@user_only): no kernel verb of Linux
- * 6.1 names it.
+ * What sroce_wr_opcode_ok() accepts but what is userspace's only (struct
+ * sroce_wr_rule @user_only: ATOMIC WRITE, IB_WR_BIND_MW), and IB_WR_REG_MR
+ * on RC, UC and UD QPs (IBTA 10.6.3.6; @kern_qp_types): fast-register MRs
+ * exist for kernel consumers only.
  * Context: any.
  * Return: true when accepted.
  */
 bool sroce_wr_kernel_opcode_ok(enum ib_qp_type type, u32 opcode)
 {
-	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	if (opcode < ARRAY_SIZE(sroce_wr_rules) &&
 	    sroce_wr_rules[opcode].user_only)
 		return false;
 	if (sroce_wr_opcode_ok(type, opcode))
@@ -386,8 +394,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_kernel_opcode_ok);
  * IB_SEND_INLINE on opcodes whose payload can be copied in at posting
  * (not RDMA READ, not the atomics: their local buffer is written).
  * IB_SEND_IP_CSUM is refused: the device does not advertise
- * IB_DEVICE_UD_IP_CSUM.  IB_WR_REG_MR and IB_WR_LOCAL_INV take FENCE and
- * SIGNALED only.  These are SROCE_WR_SEND_FLAGS and
+ * IB_DEVICE_UD_IP_CSUM.  IB_WR_REG_MR, IB_WR_LOCAL_INV and IB_WR_BIND_MW
+ * take FENCE and SIGNALED only (SROCE_WR_MEM_FLAGS).  These are SROCE_WR_SEND_FLAGS and
  * SROCE_WR_OPS_INLINE of sroce-abi.h, which the provider checks as well.
  *
  * Context: any.

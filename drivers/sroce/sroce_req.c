@@ -80,7 +80,8 @@ static const u16 sroce_req_wr_cls[] = {
 						  SROCE_WR_CMP_SWAP,
 	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
 	[SROCE_WR_ATOMIC_WRITE]			= SROCE_WR_AWRITE,
-	[IB_WR_LOCAL_INV]			= SROCE_WR_LOCAL,
+	[IB_UVERBS_WR_LOCAL_INV]		= SROCE_WR_LOCAL,
+	[IB_UVERBS_WR_BIND_MW]			= SROCE_WR_LOCAL | SROCE_WR_BIND,
 	[IB_WR_REG_MR]				= SROCE_WR_LOCAL | SROCE_WR_REG,
 };
 
@@ -134,6 +135,9 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 
 	w->cls = sroce_req_wr_class(qp, wqe->opcode);
 	if (!w->cls || !sroce_wr_flags_ok(wqe->opcode, wqe->send_flags))
+		return IB_WC_LOC_QP_OP_ERR;
+	/* memory operations carry no data (the flags refused INLINE) */
+	if ((w->cls & SROCE_WR_LOCAL) && wqe->num_sge)
 		return IB_WC_LOC_QP_OP_ERR;
 	if (wqe->send_flags & IB_SEND_INLINE)
 		w->length = wqe->inline_len;
@@ -1030,19 +1034,44 @@ static bool sroce_req_responses_wait(struct sroce_qp *qp)
 	return qp->type == IB_QPT_RC && !skb_queue_empty_lockless(&qp->rx_queue);
 }
 
+/* Carry out the memory operation of @w: fast register, bind, invalidate. */
+static int sroce_req_mem_op(struct sroce_qp *qp, const struct sroce_req_wqe *w)
+{
+	const struct sroce_reg_wqe *reg = (const void *)w->wqe.wr.raw;
+	const typeof(w->wqe.wr.bind) *wb = &w->wqe.wr.bind;
+	struct sroce_mw_bind b;
+
+	if (w->cls & SROCE_WR_REG)
+		return sroce_mr_fast_reg(qp->dev, qp->pd,
+					 (const void *)(uintptr_t)reg->mr,
+					 reg->key, reg->access);
+	if (!(w->cls & SROCE_WR_BIND))
+		return sroce_mr_local_inv(qp->dev, qp->pd,
+					  w->wqe.ex.invalidate_rkey,
+					  sroce_qpn(qp));
+	b = (struct sroce_mw_bind){
+		.mw_rkey = wb->mw_rkey,
+		.new_rkey = wb->new_rkey,
+		.mr_lkey = wb->mr_lkey,
+		.access = wb->access,
+		.addr = wb->addr,
+		.length = wb->length,
+	};
+	return sroce_mw_bind(qp->dev, qp->pd, sroce_qpn(qp), &b);
+}
+
 /*
- * Execute IB_WR_REG_MR or IB_WR_LOCAL_INV (IBTA 10.6.3.6-7) when the
- * requester reaches it: after the WQEs before it were sent, before those
- * after it.  It takes no PSN: it counts as ending where the WQE before it
- * ended, so the completer retires it in order, right after that one.  One
- * executed before a rewind is not executed again.  A fenced one waits for
- * the READs and atomics before it.
+ * Execute IB_WR_REG_MR, IB_WR_LOCAL_INV or IB_WR_BIND_MW (IBTA
+ * 10.6.3.6-7, 10.6.7.2) when the requester reaches it: after the WQEs
+ * before it were sent, before those after it.  It takes no PSN: it counts
+ * as ending where the WQE before it ended, so the completer retires it in
+ * order, right after that one.  One executed before a rewind is not
+ * executed again.  A fenced one waits for the READs and atomics before it.
  * Return: false when it must wait or failed (the run stops).
  */
 static bool sroce_req_local_op(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
 	struct sroce_send *snd = &qp->dp.send;
-	const struct sroce_reg_wqe *reg = (const void *)w->wqe.wr.raw;
 	int err;
 
 	if (snd->send_idx != snd->issued_idx) {
@@ -1052,21 +1081,17 @@ static bool sroce_req_local_op(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if ((snd->caps & SROCE_QPS_SQ_DRAIN) ||
 	    ((w->wqe.send_flags & IB_SEND_FENCE) && snd->rd_outstanding))
 		return false;
-	if (w->cls & SROCE_WR_REG)
-		err = sroce_mr_fast_reg(qp->dev, qp->pd,
-					(const void *)(uintptr_t)reg->mr,
-					reg->key, reg->access);
-	else
-		err = sroce_mr_local_inv(qp->dev, qp->pd,
-					 w->wqe.ex.invalidate_rkey);
+	err = sroce_req_mem_op(qp, w);
 	w->first_psn = sroce_psn_add(snd->psn, SROCE_PSN_MASK);
 	w->last_psn = w->first_psn;
 	snd->issued_idx++;
 	snd->send_idx++;
 	if (err) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_LOCAL_ACCESS_ERR);
-		sroce_req_fail(qp, w, err == -EACCES ? IB_WC_LOC_PROT_ERR :
-						       IB_WC_LOC_QP_OP_ERR);
+		sroce_req_fail(qp, w, (w->cls & SROCE_WR_BIND) ?
+				      IB_WC_MW_BIND_ERR :
+				      err == -EACCES ? IB_WC_LOC_PROT_ERR :
+				      IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}
 	w->state = SROCE_WQE_DONE;

@@ -535,18 +535,16 @@ static bool sroce_resp_write_len_ok(const struct sroce_resp *resp,
 }
 
 /*
- * Look up @rkey and check [@va, @va + @len) for @access on the QP's PD
- * (IBTA 9.7.5.1.2, 10.6.3).  Return: the MR with a reference, or NULL.
+ * Look up @rkey, an MR's or a memory window's, and check [@va, @va +
+ * @len) for @access on the QP's PD (IBTA 9.7.5.1.2, 10.6.3, 10.6.7).
+ * Return: the MR with a reference, or NULL.
  */
 static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 					u64 len, int access)
 {
-	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
+	struct sroce_mr *mr = sroce_rkey_get(qp->dev, qp->pd, sroce_qpn(qp),
+					     rkey, va, len, access);
 
-	if (mr && sroce_mr_check(mr, qp->pd, va, len, access)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
 	if (!mr)
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
 	return mr;
@@ -637,20 +635,13 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
 }
 
 /*
- * SEND with Invalidate: invalidate the MR named by the IETH R_Key if a
- * peer may (sroce_mr_peer_may_invalidate(), IBTA 9.4.1.1, 10.6.7); else
- * NAK invalid request and leave the MR alone.
+ * SEND with Invalidate: invalidate the MR or type 2B window named by the
+ * IETH R_Key if a peer may (sroce_rkey_invalidate(), IBTA 9.4.1.1,
+ * 10.6.7); else NAK invalid request and leave it alone.
  */
 static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 {
-	struct sroce_mr *mr = sroce_mr_lookup(qp->dev, rkey, true);
-	bool ok = mr && sroce_mr_peer_may_invalidate(mr, qp->pd);
-
-	if (ok)
-		WRITE_ONCE(mr->valid, false);
-	if (mr)
-		sroce_mr_put(mr);
-	if (ok)
+	if (!sroce_rkey_invalidate(qp->dev, qp->pd, sroce_qpn(qp), rkey))
 		return SROCE_RESP_OK;
 	sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 	to_sroce_resp(qp)->wc_err = IB_WC_REM_INV_REQ_ERR;

@@ -383,14 +383,10 @@ static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
 	struct sroce_mr *mr = resp->rd_mr;
 
 	if (!mr) {
-		mr = sroce_mr_lookup(qp->dev, o->rkey, true);
+		mr = sroce_rkey_get(qp->dev, qp->pd, sroce_qpn(qp), o->rkey,
+				    o->va, o->resid, IB_ACCESS_REMOTE_READ);
 		if (!mr)
 			return NULL;
-		if (sroce_mr_check(mr, qp->pd, o->va, o->resid,
-				   IB_ACCESS_REMOTE_READ)) {
-			sroce_mr_put(mr);
-			return NULL;
-		}
 		resp->rd_mr = mr;
 	}
 	return READ_ONCE(mr->valid) ? mr : NULL;

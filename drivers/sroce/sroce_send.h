@@ -145,6 +145,7 @@ enum sroce_wqe_state {
 #define SROCE_WR_LOCAL		BIT(7)	/* executed by the requester, no packet */
 #define SROCE_WR_REG		BIT(8)	/* IB_WR_REG_MR (else LOCAL_INV) */
 #define SROCE_WR_AWRITE		BIT(9)	/* ATOMIC WRITE (IBTA 1.5 oA19-28) */
+#define SROCE_WR_BIND		BIT(10)	/* IB_WR_BIND_MW (else LOCAL_INV) */
 /* Answered by a response, and holds an initiator depth slot (9.5) */
 #define SROCE_WR_RD_ATOMIC	(SROCE_WR_READ | SROCE_WR_ATOMIC | \
 				 SROCE_WR_AWRITE)

@@ -6,8 +6,8 @@
  *
  * Errors follow what rdma-core documents for the verbs: EINVAL for bad
  * attributes or masks, ENOMEM for exhausted resources or full rings,
- * EOPNOTSUPP for features we do not offer (XRC, memory windows,
- * resize_cq, alternate paths), EFAULT when a udata copy fails.
+ * EOPNOTSUPP for features we do not offer (XRC, resize_cq, alternate
+ * paths), EFAULT when a udata copy fails.
  *
  * Driver data exchanged with the provider (sroce-abi.h): every create verb
  * of a user object answers with its response struct; no verb takes driver
@@ -33,6 +33,8 @@
 				 IB_DEVICE_SYS_IMAGE_GUID | \
 				 IB_DEVICE_PORT_ACTIVE_EVENT | \
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | \
+				 IB_DEVICE_MEM_WINDOW | \
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B | \
 				 SROCE_DEVICE_ATOMIC_WRITE)
 
 /* ------------------------------------------------------------------ */
@@ -177,6 +179,7 @@ int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = dev->res[SROCE_RES_CQ].max;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = dev->res[SROCE_RES_MR].max;
+	attr->max_mw = attr->max_mr;	/* windows take MR slots */
 	attr->max_pd = dev->res[SROCE_RES_PD].max;
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
@@ -1661,8 +1664,8 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	err = sroce_udata_in_ok(udata);
 	if (err)
 		return ERR_PTR(err);
-	if (old->type != SROCE_MR_USER)
-		return ERR_PTR(-EINVAL);
+	if (old->type != SROCE_MR_USER || atomic_read(&old->num_mw))
+		return ERR_PTR(-EINVAL);	/* windows bound: 10.6.7.2.6 */
 	sroce_mr_rereg_attrs(old, flags, &reg);
 
 	mr = sroce_mr_alloc(dev, GFP_KERNEL_ACCOUNT);
@@ -1685,13 +1688,16 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
  *
  * Returns once no access uses the MR any more.
  * Context: process, sleeps.
- * Return: 0 (never fails).
+ * Return: 0, or -EINVAL while memory windows are bound to the MR (IBTA
+ * 10.6.7.2.6; as rdma_rxe).
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_mr *mr = to_sroce_mr(ibmr);
 	struct sroce_dev *dev = mr->dev;
 
+	if (atomic_read(&mr->num_mw))
+		return -EINVAL;
 	sroce_mr_destroy(mr);
 	sroce_res_put(dev, SROCE_RES_MR);
 	return 0;

@@ -3,8 +3,9 @@
  * ext_verbs: the extended verbs of a device, end to end.  QPs made with
  * ibv_create_qp_ex(send_ops_flags) post every opcode through the ibv_wr_*
  * API (send, send with immediate, RDMA write with and without immediate,
- * RDMA read, compare-and-swap, fetch-and-add; gather lists, inline data
- * and lists, UD addresses; batches, abort), and CQs made with
+ * RDMA read, compare-and-swap, fetch-and-add, memory window bind and local
+ * invalidate; gather lists, inline data and lists, UD addresses; batches,
+ * abort), and CQs made with
  * ibv_create_cq_ex are read with start/next/end_poll: the moved bytes are
  * compared and every read_* accessor's value is checked.  Then bad input
  * (ibv_wr_post(3), ibv_create_qp_ex(3), ibv_create_cq_ex(3)): an opcode
@@ -918,8 +919,11 @@ static const struct qcase qcases[] = {
 	QC("rc-all-ops", IBV_QPT_RC, SEND_OPS_RC | IBV_QP_EX_WITH_SEND_WITH_INV, 0),
 	QC("uc-all-ops", IBV_QPT_UC, SEND_OPS_UC, 0),
 	QC("ud-all-ops", IBV_QPT_UD, SEND_OPS_UD, 0),
-	QC("rc-bind-mw", IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP),
-	QC("rc-local-inv", IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, EOPNOTSUPP),
+	QC("rc-bind-mw", IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, 0),
+	QC("rc-local-inv", IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, 0),
+	QC("uc-bind-mw", IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW, 0),
+	QC("ud-local-inv", IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV, 0),
+	QC("ud-bind-mw", IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, EOPNOTSUPP),
 	QC("ud-tso", IBV_QPT_UD, IBV_QP_EX_WITH_TSO, EOPNOTSUPP),
 	QC("uc-rdma-read", IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, EOPNOTSUPP),
 	QC("uc-atomic", IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, EOPNOTSUPP),
@@ -1162,6 +1166,97 @@ static void rc_send_inv(void)
 	result("rc/send-inv", "IETH sent, refused by the peer");
 }
 
+/* The peer's RDMA WRITE of its first 256 bytes through @rkey at @va. */
+static void mw_peer_write(uint64_t wr_id, uint32_t rkey, uint64_t va,
+			  enum ibv_wc_status status)
+{
+	struct cqe w = { .wr_id = wr_id, .status = status,
+			 .opcode = IBV_WC_RDMA_WRITE, .byte_len = 256,
+			 .qp_num = b.qp->qp_num };
+	int err;
+
+	ibv_wr_start(b.qpx);
+	b.qpx->wr_id = wr_id;
+	b.qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(b.qpx, rkey, va);
+	ibv_wr_set_sge(b.qpx, b.mr->lkey, (uintptr_t)b.buf, 256);
+	err = ibv_wr_complete(b.qpx);
+	if (err)
+		whyf("peer's ibv_wr_complete: %s", strerror(err));
+	else
+		expect_cqe(&b, &w, NULL, "peer's WRITE");
+}
+
+/* A's ibv_wr_bind_mw (@len 0: none) or ibv_wr_local_inv, signaled. */
+static void mw_local_op(struct ibv_mw *mw, uint32_t rkey,
+			const struct ibv_mw_bind_info *bi, uint64_t wr_id)
+{
+	struct cqe w = { .wr_id = wr_id, .status = IBV_WC_SUCCESS,
+			 .opcode = bi ? IBV_WC_BIND_MW : IBV_WC_LOCAL_INV,
+			 .qp_num = a.qp->qp_num };
+	int err;
+
+	ibv_wr_start(a.qpx);
+	a.qpx->wr_id = wr_id;
+	a.qpx->wr_flags = IBV_SEND_SIGNALED;
+	if (bi)
+		ibv_wr_bind_mw(a.qpx, mw, rkey, bi);
+	else
+		ibv_wr_local_inv(a.qpx, rkey);
+	err = ibv_wr_complete(a.qpx);
+	if (err)
+		whyf("ibv_wr_complete: %s", strerror(err));
+	else
+		expect_cqe(&a, &w, NULL, bi ? "bind" : "local invalidate");
+}
+
+/*
+ * ibv_wr_bind_mw binds a type 2 window on A (4 KiB of an MR registered
+ * with MW_BIND only, no remote access); the peer's WRITE through it lands
+ * there, one past its end fails; ibv_wr_local_inv then makes its rkey
+ * unusable (IBTA 10.6.7).
+ */
+static void rc_bind_mw(void)
+{
+	uint64_t ops = SEND_OPS_RC | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+	struct ibv_mr *mr = NULL;
+	struct ibv_mw *mw = NULL;
+	struct ibv_mw_bind_info bi;
+	uint32_t rkey;
+	int i;
+
+	if (pair_up(IBV_QPT_RC, ops))
+		goto out;
+	mr = ibv_reg_mr(a.d.pd, a.buf + 32768, 8192,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	mw = mr ? ibv_alloc_mw(a.d.pd, IBV_MW_TYPE_2) : NULL;
+	if (!mw) {
+		whyf("ibv_reg_mr/ibv_alloc_mw: %s", strerror(errno));
+		goto out;
+	}
+	bi = (struct ibv_mw_bind_info){ .mr = mr, .addr = (uintptr_t)a.buf + 36864,
+		.length = 4096, .mw_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	rkey = ibv_inc_rkey(mw->rkey);
+	for (i = 0; i < 256; i++)
+		b.buf[i] = (uint8_t)(i * 13 + 5);
+	memset(a.buf + 36864, 0, 4096);
+	mw_local_op(mw, rkey, &bi, 700);
+	if (!*why)
+		mw_peer_write(701, rkey, bi.addr + 4096 - 256, IBV_WC_SUCCESS);
+	if (!*why && memcmp(a.buf + 36864 + 4096 - 256, b.buf, 256))
+		whyf("the WRITE through the window left other bytes");
+	if (!*why)
+		mw_local_op(mw, rkey, NULL, 702);
+	if (!*why)
+		mw_peer_write(703, rkey, bi.addr, IBV_WC_REM_ACCESS_ERR);
+out:
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (mr)
+		ibv_dereg_mr(mr);
+	result("rc/bind-mw-write-local-inv", "bytes through the window, then REM_ACCESS_ERR");
+}
+
 /* ------------------------------------------------------------------ */
 /* ATOMIC WRITE (IBTA 1.5 oA19-28)                                     */
 /* ------------------------------------------------------------------ */
@@ -1399,6 +1494,7 @@ int main(int argc, char **argv)
 	if (!peer_foreign)
 		rc_send_inv();
 	rc_atomic_write();
+	rc_bind_mw();
 
 	ibv_destroy_ah(ah_ab);
 	end_close(&a);

@@ -705,7 +705,7 @@ static int doorbell(struct ibv_qp *qp)
 enum scr {
 	S_RANDOM, S_OPCODE, S_NUM_SGE, S_SGE_LEN, S_LKEY, S_INLINE_LEN,
 	S_FLAGS, S_READ_RKEY, S_ATOMIC_ALIGN, S_PROD_AHEAD, S_PROD_BEHIND,
-	S_RQ_WQE, S_RQ_PROD, S_CQ_CONS, S_CQ_GARBAGE,
+	S_RQ_WQE, S_RQ_PROD, S_CQ_CONS, S_CQ_GARBAGE, S_BIND, S_LOCAL_INV,
 };
 
 static const struct {
@@ -728,9 +728,30 @@ static const struct {
 	{ "scribble-rq-producer", S_RQ_PROD, 1 },
 	{ "scribble-cq-consumer", S_CQ_CONS, 0 },
 	{ "scribble-cq-garbage", S_CQ_GARBAGE, 0 },
+	{ "scribble-bind-mw", S_BIND, 1 },
+	{ "scribble-local-inv", S_LOCAL_INV, 1 },
 };
 
 #define SCR_ID	0x5c5c
+
+/*
+ * A memory operation of garbage: a bind whose keys name no window, or a
+ * local invalidate of the caller's own MR (not a fast-register MR) or of
+ * a random key.
+ */
+static void scr_mem_wqe(struct sroce_send_wqe *w, enum scr what, uint64_t *rng,
+			uint32_t lkey)
+{
+	w->num_sge = 0;
+	if (what == S_BIND) {
+		w->opcode = IBV_WR_BIND_MW;
+		random_fill((uint8_t *)&w->wr, sizeof(w->wr), rng_next(rng));
+		w->wr.bind.mr_lkey = lkey;
+		return;
+	}
+	w->opcode = IBV_WR_LOCAL_INV;
+	w->ex.invalidate_rkey = rng_next(rng) & 1 ? lkey : (uint32_t)rng_next(rng);
+}
 
 /* Writes a bad send WQE of kind @what at the SQ producer and publishes it. */
 static void scr_wqe(struct rings *r, enum scr what, uint64_t *rng, void *buf,
@@ -779,6 +800,10 @@ static void scr_wqe(struct rings *r, enum scr what, uint64_t *rng, void *buf,
 		w->opcode = IBV_WR_RDMA_READ;
 		w->wr.rdma.remote_addr = rng_next(rng);
 		w->wr.rdma.rkey = (uint32_t)rng_next(rng);
+		break;
+	case S_BIND:
+	case S_LOCAL_INV:
+		scr_mem_wqe(w, what, rng, lkey);
 		break;
 	default:	/* S_ATOMIC_ALIGN */
 		w->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;

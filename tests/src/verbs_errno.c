@@ -821,23 +821,6 @@ out:
 	return rc;
 }
 
-static int mw_alloc(struct t *t, const struct tcase *c)
-{
-	struct ibv_mw *mw;
-
-	(void)c;
-	if (t->dattr.max_mw) {
-		t->skip = "the device offers memory windows (max_mw > 0)";
-		return 0;
-	}
-	errno = 0;
-	mw = ibv_alloc_mw(t->pd, IBV_MW_TYPE_1);
-	if (!mw)
-		return errno ? errno : -1;
-	ibv_dealloc_mw(mw);
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Address handles                                                     */
 /* ------------------------------------------------------------------ */
@@ -2454,6 +2437,320 @@ static int teardown(struct t *t, const struct tcase *c)
 #define STEP(q, st)	.run = step_rc, .qp = (q), .to = (st), .step = 1
 #define ALL		(~0)
 
+/* ------------------------------------------------------------------ */
+/* Memory windows (IBTA 10.6.7)                                        */
+/* ------------------------------------------------------------------ */
+
+#define MW_MR_OFF	32768		/* A's MR for windows: 8 KiB of t->buf */
+#define MW_MR_LEN	8192
+#define MW_OFF		1024		/* the window, inside that MR */
+#define MW_LEN		2048
+#define MW_RIGHTS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ)
+
+/* What a memory window case does (its tcase @value). */
+enum mw_mode {
+	MW_DATA_T1,		/* type 1: WRITE and READ in the window */
+	MW_DATA_T2,		/* type 2: the same */
+	MW_OUTSIDE_T1,		/* type 1: a WRITE past the window's end */
+	MW_OUTSIDE_T2,		/* type 2: a READ before its start */
+	MW_NO_RIGHT_T2,		/* type 2: READ through a write-only window */
+	MW_UNBIND_T1,		/* type 1: zero-length bind, then WRITE */
+	MW_LOCAL_INV_T2,	/* type 2: IBV_WR_LOCAL_INV, then WRITE */
+	MW_REMOTE_INV_T2,	/* type 2: peer's SEND_WITH_INV, then WRITE */
+	MW_DEALLOC_T2,		/* type 2: ibv_dealloc_mw, then WRITE */
+};
+
+/* A's RC QP @x (t->pd) and the peer's @y (t->pd1), on CQs of their own. */
+struct mw_pair {
+	struct ibv_cq *cq, *cq1;
+	struct ibv_qp *x, *y;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw;
+	uint32_t rkey;		/* the window's rkey once bound */
+};
+
+static void mw_pair_down(struct mw_pair *p)
+{
+	if (p->mw)
+		ibv_dealloc_mw(p->mw);
+	if (p->mr)
+		ibv_dereg_mr(p->mr);
+	if (p->x)
+		ibv_destroy_qp(p->x);
+	if (p->y)
+		ibv_destroy_qp(p->y);
+	if (p->cq)
+		ibv_destroy_cq(p->cq);
+	if (p->cq1)
+		ibv_destroy_cq(p->cq1);
+}
+
+/*
+ * Connects a fresh pair and registers A's MR with @mr_access; with @type
+ * (1 or 2) allocates a window.  Returns 0 (t->why set if the pair did not
+ * come up) or an errno.
+ */
+static int mw_pair_up(struct t *t, struct mw_pair *p, int mr_access, int type)
+{
+	memset(p, 0, sizeof(*p));
+	p->cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	p->cq1 = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	if (!p->cq || !p->cq1)
+		return errno ? errno : ENOMEM;
+	p->x = rc_qp(t->pd, p->cq);
+	p->y = rc_qp(t->pd1, p->cq1);
+	if (!p->x || !p->y)
+		return errno ? errno : ENOMEM;
+	if (rc_up(t, p->x, p->y, 0) || rc_up(t, p->y, p->x, 1))
+		return 0;
+	p->mr = ibv_reg_mr(t->pd, t->buf + MW_MR_OFF, MW_MR_LEN, mr_access);
+	if (!p->mr)
+		return errno;
+	if (!type)
+		return 0;
+	p->mw = ibv_alloc_mw(t->pd, type == 1 ? IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+	return p->mw ? 0 : errno;
+}
+
+/*
+ * Binds @p's window to [MW_MR_OFF + @off, + @len) of t->buf with @rights,
+ * signaled (wr_id 600): type 1 with ibv_bind_mw(), type 2 with an
+ * IBV_WR_BIND_MW work request and the next rkey.  Returns the posting's
+ * errno; p->rkey is the window's rkey.
+ */
+static int mw_bind(struct mw_pair *p, uint64_t off, uint64_t len, int rights)
+{
+	struct ibv_mw_bind_info bi = {
+		.mr = p->mr, .addr = (uintptr_t)p->mr->addr + off,
+		.length = len, .mw_access_flags = (unsigned int)rights,
+	};
+	struct ibv_mw_bind b = {
+		.wr_id = 600, .send_flags = IBV_SEND_SIGNALED, .bind_info = bi,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 600, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_mw = { .mw = p->mw, .rkey = ibv_inc_rkey(p->mw->rkey), .bind_info = bi },
+	}, *bad;
+	int rc;
+
+	if (p->mw->type == IBV_MW_TYPE_1) {
+		rc = ibv_bind_mw(p->x, p->mw, &b);
+		p->rkey = p->mw->rkey;
+		return rc;
+	}
+	rc = ibv_post_send(p->x, &wr, &bad);
+	p->rkey = wr.bind_mw.rkey;
+	return rc;
+}
+
+/*
+ * The peer's RDMA @op of @len bytes at window offset @off through
+ * p->rkey, from t->buf1; its completion must have @status.
+ */
+static void mw_peer_rdma(struct t *t, struct mw_pair *p, enum ibv_wr_opcode op,
+			 int64_t off, uint32_t len, enum ibv_wc_status status)
+{
+	struct ibv_sge s = { (uintptr_t)t->buf1, len, t->mr1->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 610 + (uint64_t)op, .sg_list = &s, .num_sge = 1,
+		.opcode = op, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = (uintptr_t)t->buf + MW_MR_OFF + MW_OFF + (uint64_t)off,
+			.rkey = p->rkey,
+		},
+	}, *bad;
+
+	if (ibv_post_send(p->y, &wr, &bad)) {
+		whyf(t, "peer's ibv_post_send: %s", errname(errno));
+		return;
+	}
+	expect_status(t, p->cq1, wr.wr_id, status, 5000,
+		      op == IBV_WR_RDMA_READ ? "peer's READ" : "peer's WRITE");
+}
+
+/* WRITE 512 bytes into the window, READ 256 back; the bytes compared. */
+static void mw_data(struct t *t, struct mw_pair *p)
+{
+	char *mem = t->buf + MW_MR_OFF + MW_OFF;
+	int i;
+
+	for (i = 0; i < 512; i++)
+		t->buf1[i] = (char)(i * 7 + 3);
+	memset(mem, 0, MW_LEN);
+	mw_peer_rdma(t, p, IBV_WR_RDMA_WRITE, 64, 512, IBV_WC_SUCCESS);
+	if (!t->why[0] && memcmp(mem + 64, t->buf1, 512))
+		whyf(t, "the WRITE through the window left other bytes");
+	for (i = 0; i < 256; i++)
+		mem[MW_LEN - 256 + i] = (char)(0x5a ^ i);
+	memset(t->buf1, 0, 256);
+	mw_peer_rdma(t, p, IBV_WR_RDMA_READ, MW_LEN - 256, 256, IBV_WC_SUCCESS);
+	if (!t->why[0] && memcmp(mem + MW_LEN - 256, t->buf1, 256))
+		whyf(t, "the READ through the window returned other bytes");
+}
+
+/* The peer's SEND_WITH_INV of p->rkey, received by A with IBV_WC_WITH_INV. */
+static void mw_remote_inv(struct t *t, struct mw_pair *p)
+{
+	struct ibv_sge rs = sge_of(t, 0, 64), ss = { (uintptr_t)t->buf1, 16, t->mr1->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 620, .sg_list = &rs, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr swr = {
+		.wr_id = 621, .sg_list = &ss, .num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_INV, .send_flags = IBV_SEND_SIGNALED,
+		.invalidate_rkey = p->rkey,
+	}, *sbad;
+	struct ibv_wc wc;
+
+	if (ibv_post_recv(p->x, &rwr, &rbad) || ibv_post_send(p->y, &swr, &sbad)) {
+		whyf(t, "posting the SEND_WITH_INV: %s", errname(errno));
+		return;
+	}
+	expect_status(t, p->cq1, 621, IBV_WC_SUCCESS, 5000, "peer's SEND_WITH_INV");
+	if (cq_wait(p->cq, &wc, 5000) <= 0 || wc.status != IBV_WC_SUCCESS ||
+	    !(wc.wc_flags & IBV_WC_WITH_INV) || wc.invalidated_rkey != p->rkey)
+		whyf(t, "A's receive: no successful completion with IBV_WC_WITH_INV and rkey %#x",
+		     p->rkey);
+}
+
+/* Unbinds or invalidates the window as @m says (the *_INV, UNBIND modes). */
+static void mw_invalidate(struct t *t, struct mw_pair *p, enum mw_mode m)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 630, .opcode = IBV_WR_LOCAL_INV,
+		.send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = p->rkey,
+	}, *bad;
+
+	if (m == MW_UNBIND_T1) {
+		if (mw_bind(p, 0, 0, 0))
+			whyf(t, "zero-length ibv_bind_mw: %s", errname(errno));
+		else
+			expect_status(t, p->cq, 600, IBV_WC_SUCCESS, 5000, "zero-length bind");
+	} else if (m == MW_LOCAL_INV_T2) {
+		if (ibv_post_send(p->x, &wr, &bad))
+			whyf(t, "IBV_WR_LOCAL_INV: %s", errname(errno));
+		else
+			expect_status(t, p->cq, 630, IBV_WC_SUCCESS, 5000, "local invalidate");
+	} else if (m == MW_REMOTE_INV_T2) {
+		mw_remote_inv(t, p);
+	} else if (m == MW_DEALLOC_T2) {
+		if (ibv_dealloc_mw(p->mw))
+			whyf(t, "ibv_dealloc_mw: %s", errname(errno));
+		p->mw = NULL;
+	}
+}
+
+/*
+ * A binds a window on its MR (local write and MW bind, no remote access of
+ * its own); the peer accesses A's memory through it as @c->value says.
+ */
+static int mw_traffic(struct t *t, const struct tcase *c)
+{
+	enum mw_mode m = (enum mw_mode)c->value;
+	int type = (m == MW_DATA_T1 || m == MW_OUTSIDE_T1 || m == MW_UNBIND_T1) ? 1 : 2;
+	struct mw_pair p;
+	int rc;
+
+	rc = mw_pair_up(t, &p, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND, type);
+	if (rc || t->why[0])
+		goto out;
+	rc = mw_bind(&p, MW_OFF, MW_LEN, m == MW_NO_RIGHT_T2 ?
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : MW_RIGHTS);
+	if (rc)
+		goto out;
+	expect_status(t, p.cq, 600, IBV_WC_SUCCESS, 5000, "the bind");
+	if (m == MW_OUTSIDE_T1)
+		mw_peer_rdma(t, &p, IBV_WR_RDMA_WRITE, MW_LEN - 4, 8, IBV_WC_REM_ACCESS_ERR);
+	else if (m == MW_OUTSIDE_T2)
+		mw_peer_rdma(t, &p, IBV_WR_RDMA_READ, -4, 8, IBV_WC_REM_ACCESS_ERR);
+	else if (m == MW_NO_RIGHT_T2)
+		mw_peer_rdma(t, &p, IBV_WR_RDMA_READ, 0, 8, IBV_WC_REM_ACCESS_ERR);
+	else
+		mw_data(t, &p);
+	if (m >= MW_UNBIND_T1 && !t->why[0]) {
+		mw_invalidate(t, &p, m);
+		if (!t->why[0])
+			mw_peer_rdma(t, &p, IBV_WR_RDMA_WRITE, 0, 8, IBV_WC_REM_ACCESS_ERR);
+	}
+out:
+	mw_pair_down(&p);
+	return rc;
+}
+
+/* What a bad bind case does (its tcase @value). */
+enum mw_bad {
+	MWB_OUTSIDE_MR,		/* the window ends past the MR: bind error */
+	MWB_NO_MW_BIND,		/* the MR lacks IBV_ACCESS_MW_BIND: bind error */
+	MWB_WRITE_NO_LW,	/* remote write on an MR without local write */
+	MWB_ZERO_BASED,		/* IBV_ACCESS_ZERO_BASED window: refused */
+	MWB_UD_QP,		/* ibv_bind_mw on a UD QP: refused */
+	MWB_TYPE2_BIND_MW,	/* ibv_bind_mw with a type 2 window: refused */
+	MWB_DEREG_BOUND,	/* ibv_dereg_mr of an MR a window is bound to */
+};
+
+/*
+ * A bind refused when posted returns its errno; one the device refuses
+ * completes with IBV_WC_MW_BIND_ERR (0 returned); deregistering a bound
+ * MR returns its errno, and succeeds once the window is gone.
+ */
+static int mw_bad_bind(struct t *t, const struct tcase *c)
+{
+	enum mw_bad m = (enum mw_bad)c->value;
+	int access = m == MWB_NO_MW_BIND ? IBV_ACCESS_LOCAL_WRITE :
+		     m == MWB_WRITE_NO_LW ? IBV_ACCESS_MW_BIND :
+		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
+	struct ibv_mw_bind b = { .wr_id = 640 };
+	struct mw_pair p;
+	int rc;
+
+	rc = mw_pair_up(t, &p, access, m == MWB_TYPE2_BIND_MW ? 2 : 1);
+	if (rc || t->why[0])
+		goto out;
+	if (m == MWB_UD_QP || m == MWB_TYPE2_BIND_MW) {
+		b.bind_info = (struct ibv_mw_bind_info){ p.mr, (uintptr_t)p.mr->addr, 64, MW_RIGHTS };
+		rc = ibv_bind_mw(m == MWB_UD_QP ? t->qpu : p.x, p.mw, &b);
+		goto out;
+	}
+	rc = mw_bind(&p, m == MWB_OUTSIDE_MR ? MW_MR_LEN - 64 : 0, 128,
+		     m == MWB_ZERO_BASED ? MW_RIGHTS | IBV_ACCESS_ZERO_BASED : MW_RIGHTS);
+	if (rc || m == MWB_DEREG_BOUND)
+		goto deregister;
+	expect_status(t, p.cq, 600, IBV_WC_MW_BIND_ERR, 5000, "the bind");
+deregister:
+	if (!rc && m == MWB_DEREG_BOUND) {
+		expect_status(t, p.cq, 600, IBV_WC_SUCCESS, 5000, "the bind");
+		rc = ibv_dereg_mr(p.mr);
+		if (!rc)
+			p.mr = NULL;
+		else if (ibv_dealloc_mw(p.mw) || ibv_dereg_mr(p.mr))
+			whyf(t, "the MR after ibv_dealloc_mw: %s", errname(errno));
+		else
+			p.mw = NULL, p.mr = NULL;
+	}
+out:
+	mw_pair_down(&p);
+	return rc;
+}
+
+/* ibv_alloc_mw of an unknown type fails; types 1 and 2 are offered. */
+static int mw_alloc(struct t *t, const struct tcase *c)
+{
+	struct ibv_mw *mw, *mw2;
+
+	if (!t->dattr.max_mw) {
+		whyf(t, "max_mw is 0");
+		return 0;
+	}
+	errno = 0;
+	mw = ibv_alloc_mw(t->pd, (enum ibv_mw_type)c->value);
+	if (!mw)
+		return errno ? errno : -1;
+	mw2 = c->value == IBV_MW_TYPE_1 ? ibv_alloc_mw(t->pd, IBV_MW_TYPE_2) : NULL;
+	if (c->value == IBV_MW_TYPE_1 && (!mw2 || ibv_dealloc_mw(mw2)))
+		whyf(t, "a type 2 window: %s", errname(errno));
+	return ibv_dealloc_mw(mw);
+}
+
 static const struct tcase cases[] = {
 	/* ---- ibv_reg_mr ---- */
 	{ .name = "reg_mr/remote-write-without-local-write", .run = mr_remote_write_only, .expect = X(EINVAL),
@@ -2523,8 +2820,43 @@ static const struct tcase cases[] = {
 	  .src = "IBTA 11.6.3.4: QP with an SRQ in the error state; rxe/mlx5 raise it" },
 	{ .name = "srq/rc-data-and-limit-event", .run = srq_limit_traffic, .expect = X(0),
 	  .src = "IBTA 10.2.9; man ibv_modify_srq(3): below the armed limit, one event, then disarmed" },
-	{ .name = "alloc_mw/unsupported", .run = mw_alloc, .expect = X(EOPNOTSUPP),
-	  .src = "max_mw 0; libibverbs: verbs a provider lacks fail with EOPNOTSUPP" },
+	{ .name = "alloc_mw/type-1-and-2", .run = mw_alloc, .value = IBV_MW_TYPE_1, .expect = X(0),
+	  .src = "man ibv_alloc_mw(3); IBTA 10.6.7: the device offers type 1 and type 2B windows" },
+	{ .name = "alloc_mw/type-3", .run = mw_alloc, .value = 3, .expect = X(EINVAL),
+	  .src = "man ibv_alloc_mw(3): IBV_MW_TYPE_1 or _2; rxe EINVAL (pyverbs test_reg_mw_wrong_type)" },
+	{ .name = "bind_mw/window-outside-the-mr", .run = mw_bad_bind, .value = MWB_OUTSIDE_MR,
+	  .expect = X(0), .src = "IBTA 10.6.7.2: the window lies in the MR; rxe, mlx5 IBV_WC_MW_BIND_ERR" },
+	{ .name = "bind_mw/mr-without-mw-bind-access", .run = mw_bad_bind, .value = MWB_NO_MW_BIND,
+	  .expect = X(0), .src = "IBTA 10.6.7.2: the MR allows binding (IBV_ACCESS_MW_BIND); rxe IBV_WC_MW_BIND_ERR" },
+	{ .name = "bind_mw/remote-write-on-mr-without-local-write", .run = mw_bad_bind,
+	  .value = MWB_WRITE_NO_LW, .expect = X(0),
+	  .src = "IBTA 10.6.7.2.2: remote write needs local write on the MR; rxe IBV_WC_MW_BIND_ERR" },
+	{ .name = "bind_mw/zero-based-window", .run = mw_bad_bind, .value = MWB_ZERO_BASED,
+	  .expect = X(EINVAL), .src = "mlx5 provider EINVAL: no zero-based windows" },
+	{ .name = "bind_mw/ud-qp", .run = mw_bad_bind, .value = MWB_UD_QP, .expect = X(EINVAL),
+	  .src = "IBTA 10.6.7.2: windows are bound through RC/UC QPs; rxe, mlx5 EINVAL" },
+	{ .name = "bind_mw/type-2-with-ibv_bind_mw", .run = mw_bad_bind, .value = MWB_TYPE2_BIND_MW,
+	  .expect = X(EINVAL), .src = "man ibv_bind_mw(3): type 1 only; libibverbs EINVAL" },
+	{ .name = "dereg_mr/with-a-bound-window", .run = mw_bad_bind, .value = MWB_DEREG_BOUND,
+	  .expect = X(EINVAL, EBUSY), .src = "man ibv_dereg_mr(3), IBTA 10.6.7.2.6: fails while MWs are bound; rxe EINVAL" },
+	{ .name = "mw/type1-write-read-in-window", .run = mw_traffic, .value = MW_DATA_T1, .expect = X(0),
+	  .src = "IBTA 10.6.7: a bound window grants its rights on its bytes; bytes compared" },
+	{ .name = "mw/type2-write-read-in-window", .run = mw_traffic, .value = MW_DATA_T2, .expect = X(0),
+	  .src = "IBTA 10.6.7: a bound window grants its rights on its bytes; bytes compared" },
+	{ .name = "mw/type1-write-past-the-window", .run = mw_traffic, .value = MW_OUTSIDE_T1, .expect = X(0),
+	  .src = "IBTA 9.7.5.1.2, 10.6.7: out of the window: IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type2-read-before-the-window", .run = mw_traffic, .value = MW_OUTSIDE_T2, .expect = X(0),
+	  .src = "IBTA 9.7.5.1.2, 10.6.7: out of the window: IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type2-read-without-the-right", .run = mw_traffic, .value = MW_NO_RIGHT_T2, .expect = X(0),
+	  .src = "IBTA 10.6.7: the window's own rights: IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type1-zero-length-bind-invalidates", .run = mw_traffic, .value = MW_UNBIND_T1,
+	  .expect = X(0), .src = "man ibv_bind_mw(3), IBTA 10.6.7.2: length 0 unbinds; then IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type2-local-invalidate", .run = mw_traffic, .value = MW_LOCAL_INV_T2, .expect = X(0),
+	  .src = "IBTA 10.6.7.2.5: IBV_WR_LOCAL_INV; then IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type2-remote-invalidate", .run = mw_traffic, .value = MW_REMOTE_INV_T2, .expect = X(0),
+	  .src = "IBTA 9.4.1.1, 10.6.7: SEND_WITH_INV, IBV_WC_WITH_INV; then IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "mw/type2-dealloc-invalidates", .run = mw_traffic, .value = MW_DEALLOC_T2, .expect = X(0),
+	  .src = "IBTA 10.6.7: a deallocated window's rkey is invalid: IBV_WC_REM_ACCESS_ERR" },
 
 	/* ---- ibv_create_ah ---- */
 	{ .name = "create_ah/empty-sgid_index", .run = ah_empty_gid, .expect = X(ENODATA),

@@ -135,11 +135,17 @@ struct sroce_sge {
  * @inline_len: bytes of inline data in @inline_data when IBV_SEND_INLINE is
  *	set (0..SROCE_MAX_INLINE; ATOMIC WRITE: SROCE_ATOMIC_WRITE_LEN)
  * @imm_data: immediate data, network byte order (IBV_WR_*_WITH_IMM)
- * @invalidate_rkey: rkey to invalidate (IBV_WR_SEND_WITH_INV)
+ * @invalidate_rkey: rkey to invalidate (IBV_WR_SEND_WITH_INV,
+ *	IBV_WR_LOCAL_INV)
  * @rdma: remote address and rkey for RDMA WRITE/READ and ATOMIC WRITE
  * @atomic: remote address, rkey and operands for atomics
  * @ud: destination of a UD send: AH number from the create_ah response,
  *	remote QPN and Q_Key
+ * @bind: a memory window bind (IBV_WR_BIND_MW, IBTA 10.6.7.2): the
+ *	window's current rkey @mw_rkey and the @new_rkey it takes (same
+ *	index, the key byte may change), the lkey of the MR it binds to,
+ *	the window [@addr, @addr + @length) inside that MR and its
+ *	IBV_ACCESS_* rights @access; @length 0 unbinds a type 1 window
  * @sge: gather list
  * @inline_data: inline payload
  *
@@ -175,6 +181,14 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__u32 mw_rkey;
+			__u32 new_rkey;
+			__u32 mr_lkey;
+			__u32 access;
+			__aligned_u64 addr;
+			__aligned_u64 length;
+		} bind;
 		__u8 raw[32];
 	} wr;
 	union {
@@ -188,7 +202,10 @@ struct sroce_send_wqe {
  * enum ib_uverbs_wr_opcode (bit n set: opcode n accepted).  libibverbs'
  * IBV_WR_* and the kernel's IB_WR_* give these opcodes the same numbers.
  * GSI QPs accept what UD QPs accept.  SEND with invalidate is RC only: no
- * UC opcode carries an IETH (IBTA vol. 1 9.2).
+ * UC opcode carries an IETH (IBTA vol. 1 9.2).  The memory operations
+ * (SROCE_WR_OPS_MEM) carry no data and are executed by the requester in
+ * send queue order: LOCAL_INV on every QP type, BIND_MW on RC and UC only
+ * (IBTA 10.6.7.2: a window is bound through a connected QP).
  */
 #define SROCE_WR_OP_BIT(op)	(1U << (op))
 
@@ -203,13 +220,18 @@ struct sroce_send_wqe {
 #define SROCE_WC_ATOMIC_WRITE	9
 #define SROCE_ATOMIC_WRITE_LEN	8
 
+#define SROCE_WR_OPS_MEM					\
+	(SROCE_WR_OP_BIT(IB_UVERBS_WR_LOCAL_INV) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_BIND_MW))
 #define SROCE_WR_OPS_UD						\
 	(SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND) |			\
-	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_IMM))
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_IMM) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_LOCAL_INV))
 #define SROCE_WR_OPS_UC						\
 	(SROCE_WR_OPS_UD |					\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE) |		\
-	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM))
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM) |	\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_BIND_MW))
 #define SROCE_WR_OPS_RC						\
 	(SROCE_WR_OPS_UC |					\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) |		\
@@ -223,9 +245,13 @@ struct sroce_send_wqe {
  * SROCE_WR_FLAG_INLINE set and @inline_len SROCE_ATOMIC_WRITE_LEN.
  */
 #define SROCE_WR_OPS_INLINE_ONLY	SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE)
-/* Opcodes whose payload may be inline: not RDMA READ, not the atomics. */
+/* Opcodes whose payload may be inline: SENDs, RDMA WRITEs, ATOMIC WRITE. */
 #define SROCE_WR_OPS_INLINE					\
-	(SROCE_WR_OPS_UC | SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) | \
+	(SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND) |			\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_IMM) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_SEND_WITH_INV) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE) |		\
+	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_WRITE_WITH_IMM) |	\
 	 SROCE_WR_OPS_INLINE_ONLY)
 
 /* Send flag bits: equal to IBV_SEND_* (libibverbs) and IB_SEND_* (kernel). */
@@ -240,6 +266,16 @@ struct sroce_send_wqe {
  */
 #define SROCE_WR_SEND_FLAGS	(SROCE_WR_FLAG_FENCE | SROCE_WR_FLAG_SIGNALED | \
 				 SROCE_WR_FLAG_SOLICITED | SROCE_WR_FLAG_INLINE)
+/* Send flags of a memory operation (SROCE_WR_OPS_MEM): no data, no event. */
+#define SROCE_WR_MEM_FLAGS	(SROCE_WR_FLAG_FENCE | SROCE_WR_FLAG_SIGNALED)
+
+/*
+ * Access rights a memory window bind may grant (IBTA 10.6.7.2): local
+ * write, remote write, remote read, remote atomic (bits 0-3, the values of
+ * IBV_ACCESS_* and the kernel's IB_ACCESS_*).  Remote write and atomic
+ * need IBV_ACCESS_LOCAL_WRITE on the MR; a window is never zero based.
+ */
+#define SROCE_MW_ACCESS		0x0fU
 
 /**
  * struct sroce_recv_wqe - a receive queue entry
