@@ -63,7 +63,7 @@ static const struct {
 			 SROCE_MASK_RWR | SROCE_MASK_COMP |		\
 			 SROCE_MASK_START | SROCE_MASK_MIDDLE |		\
 			 SROCE_MASK_END | SROCE_MASK_CNP |		\
-			 SROCE_MASK_INV)
+			 SROCE_MASK_INV | SROCE_MASK_ATOMIC_WRITE)
 
 /*
  * One expected row.  @hdrs lists the extended headers exactly.  @kind are
@@ -141,6 +141,9 @@ static const struct sroce_hdr_case sroce_hdr_cases[] = {
 	      X_ATOMIC | X_ONLY, X_COMP),
 	X_ROW(RC, FETCH_ADD, IB_QPT_RC, SROCE_MASK_ATMETH,
 	      X_ATOMIC | X_ONLY, X_COMP),
+	/* IBTA 1.5 oA19-28: RETH and 8 bytes to store (no IB_OPCODE_ in 6.1) */
+	{ "RC_ATOMIC_WRITE", SROCE_OPCODE_RC_ATOMIC_WRITE, IB_QPT_RC,
+	  X_RETH | X_PAY, SROCE_MASK_REQ | SROCE_MASK_ATOMIC_WRITE | X_ONLY, 0 },
 	X_ROW(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC,
 	      SROCE_MASK_IETH | X_PAY, X_SEND | X_LAST | SROCE_MASK_INV,
 	      X_RECV),
@@ -272,9 +275,9 @@ static void sroce_hdr_invalid_opcodes_test(struct kunit *test)
 				    "opcode %#04x", op);
 		valid += sroce_opcode_valid(op);
 	}
-	/* 23 RC + 12 UC + 2 UD + CNP */
-	KUNIT_EXPECT_EQ(test, valid, 38u);
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 37);
+	/* 24 RC (with ATOMIC WRITE) + 12 UC + 2 UD + CNP */
+	KUNIT_EXPECT_EQ(test, valid, 39u);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 38);
 }
 
 /*

@@ -379,7 +379,8 @@ bool sroce_wr_kernel_opcode_ok(enum ib_qp_type type, u32 opcode)
 		return false;
 	if (sroce_wr_opcode_ok(type, opcode))
 		return true;
-	if ((u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].kern_qp_types))
+	if (opcode >= ARRAY_SIZE(sroce_wr_rules) ||
+	    (u32)type >= BITS_PER_TYPE(sroce_wr_rules[0].kern_qp_types))
 		return false;
 	return sroce_wr_rules[opcode].kern_qp_types & BIT(type);
 }
