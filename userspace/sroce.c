@@ -1075,7 +1075,7 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->ex.imm_data = 0;
-	wqe->reserved0 = 0;
+	wqe->xrc_remote_srqn = 0;
 	memset(&wqe->wr, 0, sizeof(wqe->wr));
 
 	switch (wr->opcode) {

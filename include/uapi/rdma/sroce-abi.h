@@ -137,6 +137,10 @@ struct sroce_sge {
  * @imm_data: immediate data, network byte order (IBV_WR_*_WITH_IMM)
  * @invalidate_rkey: rkey to invalidate (IBV_WR_SEND_WITH_INV,
  *	IBV_WR_LOCAL_INV)
+ * @xrc_remote_srqn: XRC send (INI) QPs: the number of the XRC SRQ at the
+ *	target that receives the message (ibv_send_wr.qp_type.xrc.remote_srqn,
+ *	24 bits), carried in every request packet's XRCETH (IBTA 9.3.8);
+ *	zero and ignored on other QP types (it was padding)
  * @rdma: remote address and rkey for RDMA WRITE/READ and ATOMIC WRITE
  * @atomic: remote address, rkey and operands for atomics
  * @ud: destination of a UD send: AH number from the create_ah response,
@@ -161,7 +165,7 @@ struct sroce_send_wqe {
 		__be32 imm_data;
 		__u32 invalidate_rkey;
 	} ex;
-	__u32 reserved0;
+	__u32 xrc_remote_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -205,7 +209,9 @@ struct sroce_send_wqe {
  * UC opcode carries an IETH (IBTA vol. 1 9.2).  The memory operations
  * (SROCE_WR_OPS_MEM) carry no data and are executed by the requester in
  * send queue order: LOCAL_INV on every QP type, BIND_MW on RC and UC only
- * (IBTA 10.6.7.2: a window is bound through a connected QP).
+ * (IBTA 10.6.7.2: a window is bound through a connected QP).  XRC send
+ * (INI) QPs accept the RC operations an XRC opcode exists for (IBTA 9.2:
+ * no ATOMIC WRITE) and LOCAL_INV; XRC receive (TGT) QPs have no send queue.
  */
 #define SROCE_WR_OP_BIT(op)	(1U << (op))
 
@@ -239,6 +245,9 @@ struct sroce_send_wqe {
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) |	\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) |	\
 	 SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE))
+#define SROCE_WR_OPS_XRC					\
+	(SROCE_WR_OPS_RC & ~(SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE) |	\
+			     SROCE_WR_OP_BIT(IB_UVERBS_WR_BIND_MW)))
 /*
  * Opcodes whose payload is always inline: ATOMIC WRITE carries the
  * SROCE_ATOMIC_WRITE_LEN bytes to store in @inline_data, with
@@ -410,8 +419,11 @@ struct sroce_resize_cq_resp {
 
 /**
  * struct sroce_create_qp_resp - driver data of the create_qp response
- * @sq_mi: the send queue ring
- * @rq_mi: the receive queue ring (size 0 when the QP uses an SRQ)
+ * @sq_mi: the send queue ring (size 0 for an XRC receive (TGT) QP, which
+ *	has no send queue)
+ * @rq_mi: the receive queue ring (size 0 when the QP uses an SRQ, and for
+ *	XRC QPs: an INI QP receives nothing, a TGT QP's receives come from
+ *	the XRC SRQ each request names, IBTA 9.3.8)
  */
 struct sroce_create_qp_resp {
 	struct sroce_mmap_info sq_mi;
@@ -424,6 +436,8 @@ struct sroce_create_qp_resp {
  *	at most max_wr (as the core response returns it, the ring size) WQEs
  *	outstanding and at most max_sge entries per WQE; the kernel copies
  *	each WQE once when a QP takes it and checks the copy (IBTA 10.2.9).
+ *	XRC SRQs have the same ring; their number (ibv_get_srq_num()) is the
+ *	core response's srqn.
  */
 struct sroce_create_srq_resp {
 	struct sroce_mmap_info mi;
