@@ -32,11 +32,19 @@
  * request (IBV_WR_BIND_MW, which ibv_bind_mw() posts for a type 1 window)
  * that the kernel executes in queue order, as it does IBV_WR_LOCAL_INV.
  *
- * Not supported (left NULL, libibverbs returns EOPNOTSUPP): XRC, DM,
- * thread domains, flows.
+ * XRC (IBTA 10.2.8, 9.3.8): XRC domains (ibv_open_xrcd), XRC SRQs
+ * (ibv_create_srq_ex: the basic SRQ's ring, plus the number
+ * ibv_get_srq_num() returns), XRC send (INI) QPs, whose send queue is
+ * an RC one writing the target SRQ's number into every WQE, and XRC
+ * receive (TGT) QPs, which have no ring at all (ibv_post_send and
+ * ibv_post_recv on them fail with EINVAL, as ibv_post_recv on an INI QP
+ * does) and may be opened by another process of the domain (ibv_open_qp).
  *
- * Layout: query, PD, MR, CQ, QP, SRQ, AH, post, poll, ops table, context and
- * device allocation, matching, registration.
+ * Not supported (left NULL, libibverbs returns EOPNOTSUPP): DM, thread
+ * domains, flows, tag matching SRQs.
+ *
+ * Layout: query, PD, XRC domain, MR, CQ, QP, SRQ, AH, post, poll, ops
+ * table, context and device allocation, matching, registration.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +64,9 @@
 #include "verbs_private.h"
 
 #define SROCE_PROVIDER_NAME	"sroce"
+
+/* XRC SRQ numbers are 24 bits on the wire (XRCETH, IBTA 9.3.8). */
+#define SROCE_XRC_SRQN_MAX	0xffffffU
 
 /* Upper bound on slots of one ring; the kernel's limits are far lower. */
 #define SROCE_MAX_RING_SLOTS	(1U << 24)
@@ -125,8 +136,13 @@ struct sroce_context {
 	struct verbs_context vctx;
 };
 
+/*
+ * A basic or an XRC SRQ: the same ring of receive WQEs.  @vsrq records the
+ * type, and for an XRC SRQ its domain, CQ and number, when it came from
+ * ibv_create_srq_ex() (a basic ibv_create_srq() leaves them zero: basic).
+ */
 struct sroce_srq {
-	struct ibv_srq ibv_srq;
+	struct verbs_srq vsrq;
 	struct sroce_ring ring;
 	uint32_t max_sge;
 };
@@ -410,6 +426,52 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 }
 
 /* ------------------------------------------------------------------ */
+/* XRC domain                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ibv_open_xrcd(3): a new XRC domain, or the one of the inode @attr->fd
+ * names, shared with the processes that opened it too (IBTA 10.2.8; the
+ * kernel keeps the inode table).  ibv_cmd_open_xrcd() refuses a comp_mask
+ * without IBV_XRCD_INIT_ATTR_FD and _OFLAGS (EINVAL) or with an unknown
+ * bit (EOPNOTSUPP); the kernel an inode without a domain and no O_CREAT,
+ * or one with a domain and O_EXCL (EINVAL).  No driver data either way.
+ */
+static struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ibctx,
+					struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	ret = ibv_cmd_open_xrcd(ibctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+/* EBUSY from the kernel while an SRQ or a QP of this process uses it. */
+static int sroce_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int ret;
+
+	ret = ibv_cmd_close_xrcd(xrcd);
+	if (ret)
+		return ret;
+	free(xrcd);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* MR                                                                  */
 /* ------------------------------------------------------------------ */
 
@@ -634,21 +696,50 @@ out:
 /* QP                                                                  */
 /* ------------------------------------------------------------------ */
 
-static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr *attr)
+/*
+ * The type, CQs and capacities of a new QP: EOPNOTSUPP for a type sroce
+ * lacks; EINVAL for a missing CQ (libibverbs would follow the NULL) or
+ * capacities beyond the WQE formats.  An XRC send (INI) QP has a send
+ * queue only (the core gives it no receive CQ and zeroes its receive
+ * capacities), an XRC receive (TGT) QP no queue at all: what it would
+ * need for them is not looked at (perftest passes receive capacities for
+ * a TGT QP).
+ */
+int sroce_check_qp_new(enum ibv_qp_type type, const struct ibv_qp_cap *cap,
+		       const struct ibv_cq *send_cq,
+		       const struct ibv_cq *recv_cq)
 {
-	switch (attr->qp_type) {
+	switch (type) {
 	case IBV_QPT_RC:
 	case IBV_QPT_UC:
 	case IBV_QPT_UD:
+		if (!recv_cq || cap->max_recv_sge > SROCE_MAX_SGE)
+			return EINVAL;
 		break;
+	case IBV_QPT_XRC_SEND:
+		break;
+	case IBV_QPT_XRC_RECV:
+		return 0;
 	default:
 		return EOPNOTSUPP;
 	}
-	if (attr->cap.max_send_sge > SROCE_MAX_SGE ||
-	    attr->cap.max_recv_sge > SROCE_MAX_SGE ||
-	    attr->cap.max_inline_data > SROCE_MAX_INLINE)
+	if (!send_cq || cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
 		return EINVAL;
 	return 0;
+}
+
+/*
+ * ibv_create_qp(): an XRC receive QP needs an XRC domain, which only
+ * ibv_create_qp_ex() names (IBV_QP_INIT_ATTR_XRCD): EINVAL here, as
+ * libibverbs' own command does.
+ */
+static int sroce_check_qp_init_attr(const struct ibv_qp_init_attr *attr)
+{
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return EINVAL;
+	return sroce_check_qp_new(attr->qp_type, &attr->cap, attr->send_cq,
+				  attr->recv_cq);
 }
 
 static uint32_t sroce_min_u32(uint32_t a, uint32_t b)
@@ -684,8 +775,8 @@ static int sroce_qp_map(struct ibv_context *ibctx, struct sroce_qp *qp,
 	return 0;
 }
 
-struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
-			       struct ibv_qp_init_attr *attr)
+static struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
 {
 	struct sroce_create_qp_resp_buf resp = {};
 	struct ibv_create_qp cmd = {};
@@ -718,6 +809,94 @@ err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_create_qp_ex() of a checked @attr (sroce_ex.c): the command takes
+ * the verbs_qp, so libibverbs records the XRC domain of an XRC receive QP.
+ * Its comp_mask may hold IBV_QP_INIT_ATTR_PD, _XRCD and _SEND_OPS_FLAGS
+ * only: an empty CREATE_FLAGS, which the caller accepted, is dropped.  An
+ * XRC receive QP has no rings, and the kernel answers it without driver
+ * data (the core creates it without udata): nothing is mapped.  Returns
+ * the QP, its capacities in @attr->cap, or NULL with errno set.
+ */
+struct sroce_qp *sroce_create_qp_cmd_ex(struct ibv_context *ibctx,
+					struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_create_qp_resp_buf resp = {};
+	struct ibv_qp_init_attr_ex ia = *attr;
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	ia.comp_mask &= IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+			IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &ia, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	attr->cap = ia.cap;
+	if (ia.qp_type == IBV_QPT_XRC_RECV)
+		return qp;
+
+	ret = sroce_qp_map(ibctx, qp, &resp.drv, &ia.cap);
+	if (ret)
+		goto err_destroy;
+	return qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+#define SROCE_QP_OPEN_ATTR_NEED	(IBV_QP_OPEN_ATTR_NUM | \
+				 IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE)
+
+/*
+ * ibv_open_qp(3): another handle on the XRC receive QP @attr->qp_num of
+ * the XRC domain @attr->xrcd, which a process sharing the domain created.
+ * It has no rings here: it is modified, queried and destroyed through
+ * the kernel only.  EINVAL without the number, the domain or the type,
+ * for a type other than IBV_QPT_XRC_RECV or a domain of another context;
+ * EOPNOTSUPP for an unknown comp_mask bit; the kernel's errno (EINVAL:
+ * no such QP in the domain).
+ */
+static struct ibv_qp *sroce_open_qp(struct ibv_context *ibctx,
+				    struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_OPEN_ATTR_RESERVED - 1)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & SROCE_QP_OPEN_ATTR_NEED) !=
+	    SROCE_QP_OPEN_ATTR_NEED || !attr->xrcd ||
+	    attr->xrcd->context != ibctx || attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
 }
 
 static int sroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -801,13 +980,34 @@ static int sroce_destroy_qp(struct ibv_qp *ibqp)
 
 static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
 {
-	return container_of(ibsrq, struct sroce_srq, ibv_srq);
+	return container_of(ibsrq, struct sroce_srq, vsrq.srq);
+}
+
+/*
+ * Maps the ring of an SRQ the kernel created and answers the capacities
+ * in @attr: the ring holds exactly max_wr WQEs (the kernel's max_wr is the
+ * ring size, its max_sge at least 1).  Returns 0 or an errno value.
+ */
+static int sroce_srq_map(struct ibv_context *ibctx, struct sroce_srq *srq,
+			 const struct sroce_create_srq_resp *drv,
+			 struct ibv_srq_attr *attr)
+{
+	int ret;
+
+	ret = sroce_ring_map(ibctx, &srq->ring, &drv->mi,
+			     sizeof(struct sroce_recv_wqe), UINT32_MAX);
+	if (ret)
+		return ret;
+	srq->max_sge = sroce_min_u32(attr->max_sge ? attr->max_sge : 1,
+				     SROCE_MAX_SGE);
+	attr->max_wr = srq->ring.limit;
+	attr->max_sge = srq->max_sge;
+	return 0;
 }
 
 /*
  * The kernel checks the attributes against the device limits (EINVAL) and
- * answers with the real capacities and the ring; the ring holds exactly
- * max_wr WQEs.
+ * answers with the real capacities and the ring.
  */
 static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 					struct ibv_srq_init_attr *attr)
@@ -820,27 +1020,113 @@ static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
-	/* the kernel's max_wr is the ring size, its max_sge at least 1 */
-	ret = sroce_ring_map(pd->context, &srq->ring, &resp.drv.mi,
-			     sizeof(struct sroce_recv_wqe), UINT32_MAX);
+	ret = sroce_srq_map(pd->context, srq, &resp.drv, &attr->attr);
 	if (ret)
 		goto err_destroy;
-	srq->max_sge = sroce_min_u32(attr->attr.max_sge ? attr->attr.max_sge : 1,
-				     SROCE_MAX_SGE);
-	attr->attr.max_wr = srq->ring.limit;
-	attr->attr.max_sge = srq->max_sge;
-	return &srq->ibv_srq;
+	return &srq->vsrq.srq;
 
 err_destroy:
-	ibv_cmd_destroy_srq(&srq->ibv_srq);
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
 err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+#define SROCE_SRQ_INIT_ATTR_MASK (IBV_SRQ_INIT_ATTR_TYPE | \
+				  IBV_SRQ_INIT_ATTR_PD | \
+				  IBV_SRQ_INIT_ATTR_XRCD | \
+				  IBV_SRQ_INIT_ATTR_CQ)
+
+/*
+ * Returns 0 or the errno ibv_create_srq_ex(3) fails @attr with: a PD is
+ * mandatory, an XRC SRQ also needs its XRC domain and the CQ its
+ * completions go to (EINVAL without them, or with objects of another
+ * context); tag matching SRQs are not offered (EOPNOTSUPP), nor is any
+ * comp_mask bit sroce does not know.
+ */
+static int sroce_check_srq_init_attr_ex(struct ibv_context *ibctx,
+					const struct ibv_srq_init_attr_ex *attr)
+{
+	enum ibv_srq_type type = IBV_SRQT_BASIC;
+
+	if (attr->comp_mask & ~(uint32_t)SROCE_SRQ_INIT_ATTR_MASK)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != ibctx)
+		return EINVAL;
+	if (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE)
+		type = attr->srq_type;
+	switch (type) {
+	case IBV_SRQT_BASIC:
+		return 0;
+	case IBV_SRQT_XRC:
+		break;
+	case IBV_SRQT_TM:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    attr->xrcd->context != ibctx)
+		return EINVAL;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq ||
+	    attr->cq->context != ibctx)
+		return EINVAL;
+	return 0;
+}
+
+/*
+ * ibv_create_srq_ex(3): a basic SRQ, or an XRC SRQ (IBTA 10.2.9.1): the
+ * same ring; the kernel's answer holds its number, which
+ * ibv_get_srq_num() returns and INI QPs name in every request.
+ */
+static struct ibv_srq *sroce_create_srq_ex(struct ibv_context *ibctx,
+					   struct ibv_srq_init_attr_ex *attr)
+{
+	struct sroce_create_srq_resp_buf resp = {};
+	struct ibv_create_xsrq cmd = {};
+	struct sroce_srq *srq;
+	int ret;
+
+	ret = sroce_check_srq_init_attr_ex(ibctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq_ex(ibctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free;
+	ret = sroce_srq_map(ibctx, srq, &resp.drv, &attr->attr);
+	if (ret)
+		goto err_destroy;
+	return &srq->vsrq.srq;
+
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->vsrq.srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+/* ibv_get_srq_num(3): XRC SRQs only; a basic SRQ has no number to name. */
+static int sroce_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 static int sroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
@@ -926,8 +1212,10 @@ uint32_t sroce_qp_opcodes(enum ibv_qp_type type)
 		return SROCE_WR_OPS_UC;
 	case IBV_QPT_UD:
 		return SROCE_WR_OPS_UD;
+	case IBV_QPT_XRC_SEND:
+		return SROCE_WR_OPS_XRC;
 	default:
-		return 0;
+		return 0;	/* XRC receive QPs have no send queue */
 	}
 }
 
@@ -1001,6 +1289,9 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	if (wr->num_sge && !wr->sg_list)
 		return EINVAL;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND &&
+	    wr->qp_type.xrc.remote_srqn > SROCE_XRC_SRQN_MAX)
 		return EINVAL;
 
 	if (sroce_wr_inline_only(wr))
@@ -1114,6 +1405,9 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND &&
+	    !(SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode)))
+		wqe->xrc_remote_srqn = wr->qp_type.xrc.remote_srqn;
 
 	if (sroce_wr_inline_only(wr))
 		wqe->send_flags |= IBV_SEND_INLINE;
@@ -1196,6 +1490,8 @@ int sroce_sq_lock(struct sroce_qp *qp, uint32_t *prod, uint32_t *cons)
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	struct sroce_ring *sq = &qp->sq;
 
+	if (!sq->hdr)
+		return EINVAL;	/* an XRC receive QP, an opened QP */
 	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
 	    ibqp->state == IBV_QPS_RTR)
 		return EINVAL;
@@ -1457,12 +1753,14 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.bind_mw = sroce_bind_mw,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.close_xrcd = sroce_close_xrcd,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_cq_ex = sroce_create_cq_ex,
 	.create_qp = sroce_create_qp,
 	.create_qp_ex = sroce_create_qp_ex,
 	.create_srq = sroce_create_srq,
+	.create_srq_ex = sroce_create_srq_ex,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
@@ -1472,8 +1770,11 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
+	.get_srq_num = sroce_get_srq_num,
 	.modify_qp = sroce_modify_qp,
 	.modify_srq = sroce_modify_srq,
+	.open_qp = sroce_open_qp,
+	.open_xrcd = sroce_open_xrcd,
 	.poll_cq = sroce_poll_cq,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,

@@ -101,6 +101,11 @@ struct sroce_wr_batch {
 	bool pending;
 };
 
+/*
+ * A QP.  @sq.hdr is NULL when the QP has no send queue (an XRC receive QP,
+ * or a QP ibv_open_qp() opened), @has_rq false when it has no receive
+ * queue of its own (an SRQ, or XRC: IBTA 9.3.8).
+ */
 struct sroce_qp {
 	struct verbs_qp vqp;
 	struct sroce_ring sq;
@@ -125,8 +130,11 @@ static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
 struct ibv_cq *sroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
-struct ibv_qp *sroce_create_qp(struct ibv_pd *pd,
-			       struct ibv_qp_init_attr *attr);
+int sroce_check_qp_new(enum ibv_qp_type type, const struct ibv_qp_cap *cap,
+		       const struct ibv_cq *send_cq,
+		       const struct ibv_cq *recv_cq);
+struct sroce_qp *sroce_create_qp_cmd_ex(struct ibv_context *ibctx,
+					struct ibv_qp_init_attr_ex *attr);
 int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 
 /* sroce.c: the send queue, shared by ibv_post_send and ibv_wr_* */

@@ -21,10 +21,16 @@
  * (IBV_QP_EX_WITH_BIND_MW on RC and UC, IBV_QP_EX_WITH_LOCAL_INV on any
  * type, as the SROCE_WR_OPS_* table says).
  *
- * Not offered: TSO, XRC, atomic write and flush (creating a QP that asks
- * for them fails with EOPNOTSUPP); completion timestamps (a CQE carries no
- * time the device could vouch for: IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and
- * _WALLCLOCK fail with EOPNOTSUPP), CVLAN, flow tag, tag matching.
+ * XRC: ibv_create_qp_ex() creates XRC send (INI) QPs, which take the
+ * SROCE_WR_OPS_XRC operations with ibv_wr_set_xrc_srqn() naming the
+ * target's XRC SRQ, and XRC receive (TGT) QPs in an XRC domain, which
+ * have no queue of their own (no PD, no CQ, no send operation).
+ *
+ * Not offered: TSO and flush, or an operation the QP type does not take
+ * (ATOMIC WRITE is RC only): creating a QP that asks for them fails with
+ * EOPNOTSUPP; completion timestamps (a CQE carries no time the device
+ * could vouch for: IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and _WALLCLOCK fail
+ * with EOPNOTSUPP), CVLAN, flow tag, tag matching.
  */
 #include <errno.h>
 #include <limits.h>
@@ -60,6 +66,7 @@ static const struct {
 };
 
 #define SROCE_QP_INIT_ATTR_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_XRCD | \
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
@@ -87,18 +94,36 @@ static int sroce_send_ops_to_opcodes(enum ibv_qp_type type,
 	return 0;
 }
 
-/* Returns 0 or the errno ibv_create_qp_ex() fails @attr with. */
-static int sroce_check_qp_init_attr_ex(const struct ibv_qp_init_attr_ex *attr,
+/*
+ * Returns 0 or the errno ibv_create_qp_ex() fails @attr with.  An XRC
+ * receive (TGT) QP lives in an XRC domain of this context, with no PD and
+ * no CQ (IBTA 10.2.8: it takes its receives from the XRC SRQ each request
+ * names); every other QP needs a PD of this context (EINVAL).
+ */
+static int sroce_check_qp_init_attr_ex(struct ibv_context *ibctx,
+				       const struct ibv_qp_init_attr_ex *attr,
 				       uint32_t *ops)
 {
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+	int ret;
+
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) ||
+		    !attr->xrcd || attr->xrcd->context != ibctx)
+			return EINVAL;
+	} else if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+		   attr->pd->context != ibctx) {
 		return EINVAL;
+	}
 	if (attr->comp_mask & ~SROCE_QP_INIT_ATTR_MASK)
 		return EOPNOTSUPP;
 	/* no creation flag is offered; asking for none is fine */
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
+	ret = sroce_check_qp_new(attr->qp_type, &attr->cap, attr->send_cq,
+				 attr->recv_cq);
+	if (ret)
+		return ret;
 	*ops = 0;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return 0;
@@ -111,41 +136,25 @@ static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx);
 struct ibv_qp *sroce_create_qp_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
-	struct ibv_qp_init_attr init = {};
-	struct ibv_qp *ibqp;
 	struct sroce_qp *qp;
 	uint32_t ops;
 	int ret;
 
-	ret = sroce_check_qp_init_attr_ex(attr, &ops);
+	ret = sroce_check_qp_init_attr_ex(ibctx, attr, &ops);
 	if (ret) {
 		errno = ret;
 		return NULL;
 	}
-	if (attr->pd->context != ibctx) {
-		errno = EINVAL;
+	qp = sroce_create_qp_cmd_ex(ibctx, attr);
+	if (!qp)
 		return NULL;
-	}
-
-	init.qp_context = attr->qp_context;
-	init.send_cq = attr->send_cq;
-	init.recv_cq = attr->recv_cq;
-	init.srq = attr->srq;
-	init.cap = attr->cap;
-	init.qp_type = attr->qp_type;
-	init.sq_sig_all = attr->sq_sig_all;
-	ibqp = sroce_create_qp(attr->pd, &init);
-	if (!ibqp)
-		return NULL;
-	attr->cap = init.cap;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-		qp = to_sqp(ibqp);
 		qp->wrb.ops = ops;
 		sroce_qp_ex_set_ops(&qp->vqp.qp_ex);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
-	return ibqp;
+	return &qp->vqp.qp;
 }
 
 /* ------------------------------------------------------------------ */
@@ -495,6 +504,19 @@ static void sroce_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	wr->wr.ud.remote_qkey = remote_qkey;
 }
 
+/*
+ * XRC send (INI) QPs only: the XRC SRQ at the target that receives the
+ * request (ibv_wr_post(3)); 24 bits, sroce_sq_put() checks it.
+ */
+static void sroce_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct ibv_send_wr *wr = sroce_wr_current(qpx);
+
+	if (!wr || qpx->qp_base.qp_type != IBV_QPT_XRC_SEND)
+		return;
+	wr->qp_type.xrc.remote_srqn = remote_srqn;
+}
+
 static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx)
 {
 	qpx->wr_start = sroce_wr_start;
@@ -516,6 +538,7 @@ static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = sroce_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = sroce_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = sroce_wr_set_xrc_srqn;
 }
 
 /* ------------------------------------------------------------------ */

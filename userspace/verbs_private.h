@@ -148,7 +148,34 @@ struct verbs_mr {
 	int access;
 };
 
-struct verbs_xrcd;
+/*
+ * An XRC domain (ibv_open_xrcd): libibverbs' ibv_cmd_open_xrcd() fills in
+ * @handle, the kernel's, and sets VERBS_XRCD_HANDLE in @comp_mask when the
+ * structure it is given is large enough to hold it.
+ */
+enum {
+	VERBS_XRCD_HANDLE = 1 << 0,
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;		/* VERBS_XRCD_* */
+	uint32_t handle;
+};
+
+/*
+ * An SRQ created by ibv_cmd_create_srq_ex(): the library records its type
+ * and, for an XRC SRQ, its domain, its CQ and its number (@srq_num, the
+ * kernel's srqn, which ibv_get_srq_num() returns).  ibv_cmd_create_srq()
+ * (the basic ibv_create_srq) writes @srq only.
+ */
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /*
  * verbs_qp.comp_mask bits.  ibv_qp_to_qp_ex() returns &qp_ex only when
@@ -347,6 +374,9 @@ SROCE_DECLARE_CMD(ibv_post_send, ib_uverbs_post_send);
 SROCE_DECLARE_CMD(ibv_create_srq, ib_uverbs_create_srq);
 SROCE_DECLARE_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 SROCE_DECLARE_CMD(ibv_query_srq, ib_uverbs_query_srq);
+SROCE_DECLARE_CMD(ibv_create_xsrq, ib_uverbs_create_xsrq);
+SROCE_DECLARE_CMD(ibv_open_xrcd, ib_uverbs_open_xrcd);
+SROCE_DECLARE_CMD(ibv_open_qp, ib_uverbs_open_qp);
 
 /* ------------------------------------------------------------------ */
 /* ibv_cmd_*() we call (all return 0 or a positive errno)              */
@@ -397,6 +427,20 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct ibv_create_qp *cmd, size_t cmd_size,
 		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+/*
+ * For ibv_create_qp_ex(): @attr_ex->comp_mask within IBV_QP_INIT_ATTR_PD,
+ * _XRCD and _SEND_OPS_FLAGS (else EINVAL); sets @qp's comp_mask and xrcd.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+/* @vqp_sz: bytes of @qp the library may write (the xrcd member included) */
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
@@ -409,12 +453,23 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_create_srq *cmd, size_t cmd_size,
 		       struct ib_uverbs_create_srq_resp *resp,
 		       size_t resp_size);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		       int srq_attr_mask, struct ibv_modify_srq *cmd,
 		       size_t cmd_size);
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+/* @vxrcd_size: bytes of @xrcd the library may write (the handle included) */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
@@ -463,10 +518,21 @@ static_assert(offsetof(struct verbs_qp, comp_mask) ==
 static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0, "ibv_qp_ex layout");
 static_assert(sizeof(struct verbs_cq) == sizeof(struct ibv_cq_ex),
 	      "verbs_cq layout");
+static_assert(offsetof(struct verbs_xrcd, handle) ==
+	      sizeof(struct ibv_xrcd) + 4, "verbs_xrcd layout");
+static_assert(offsetof(struct verbs_srq, srq_type) == sizeof(struct ibv_srq) &&
+	      offsetof(struct verbs_srq, xrcd) == sizeof(struct ibv_srq) + 8 &&
+	      offsetof(struct verbs_srq, srq_num) ==
+	      sizeof(struct ibv_srq) + 24, "verbs_srq layout");
+static_assert(offsetof(struct verbs_qp, xrcd) ==
+	      sizeof(struct ibv_qp_ex) + 8, "verbs_qp layout");
 static_assert(sizeof(struct ibv_get_context) == 16, "get_context cmd");
 static_assert(sizeof(struct ibv_query_port) == 24, "query_port cmd");
 static_assert(sizeof(struct ibv_create_cq) == 40, "create_cq cmd");
 static_assert(sizeof(struct ibv_create_qp) == 64, "create_qp cmd");
 static_assert(sizeof(struct ibv_post_send) == 32, "post_send cmd");
+static_assert(sizeof(struct ibv_create_xsrq) == 56, "create_xsrq cmd");
+static_assert(sizeof(struct ibv_open_xrcd) == 24, "open_xrcd cmd");
+static_assert(sizeof(struct ibv_open_qp) == 40, "open_qp cmd");
 
 #endif /* SROCE_VERBS_PRIVATE_H */
