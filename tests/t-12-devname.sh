@@ -3,7 +3,8 @@
 # recognises a device by its hca_type sysfs attribute, not by a "sroce"
 # name prefix: two devices named roce0 (netns A) and fabric_b (netns B) are
 # opened by ibv_devinfo (honest identity: non-zero vendor_id and part id),
-# carry an ibv_rc_pingpong (bytes checked) and an ib_write_bw pair, and
+# carry an ibv_rc_pingpong (bytes checked), an ib_write_bw pair and XRC
+# (ibv_xsrq_pingpong, ib_send_bw -c XRC), and
 # connect through rdma_cm (rping, data checked, and ib_send_bw -R); an rxe
 # device beside them is still driven by the rxe provider.
 cd "$(dirname "$0")" && source ./lib.sh
@@ -33,6 +34,9 @@ hca=$(cat /sys/class/infiniband/roce0/hca_type 2>&1)
 pair=(B fabric_b "$B_IP4" A roce0 "$A_IP4")
 rc_pingpong t-12/rc_pingpong "${pair[@]}" -c -s 4096 -n 50
 run_pair t-12/ib_write_bw "${pair[@]}" ib_write_bw -s 65536 -n 200
+# XRC: domains, XRC SRQs, INI and TGT QPs on renamed devices
+PINGPONG=ibv_xsrq_pingpong rc_pingpong t-12/xsrq_pingpong "${pair[@]}" -s 4096 -n 20
+run_pair t-12/ib_send_bw-xrc "${pair[@]}" ib_send_bw -c XRC -s 4096 -n 200
 
 # cm_pair NAME SERVER_CMD... -- CLIENT_CMD...: the server in netns B, the
 # client in netns A.  An rdma_cm server listens on no TCP port, so the

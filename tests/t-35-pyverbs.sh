@@ -4,8 +4,10 @@
 # (init_net), in the same VM run.  Prints each suite's figures (ok, failed,
 # errors, skipped), every test that failed or erred, and every skip with
 # its reason.  sroce must end with 0 failed and 0 errors: a feature sroce
-# lacks must make the suite skip, not fail.  rxe's figures are reported
-# only (rdma_rxe of Linux 6.1 has a known error, test_qp_ex_rc_atomic_write).
+# lacks must make the suite skip, not fail; its XRC tests (XRC send QPs
+# with the ibv_wr_* API, extended CQs, atomics, relaxed ordering) must run
+# and pass.  rxe's figures are reported only (rdma_rxe of Linux 6.1 has a
+# known error, test_qp_ex_rc_atomic_write, and no XRC).
 #
 # sroce0 sits on the guest's virtio NIC, eth0, moved into netns A: the suite
 # finds a device's IP address (which its rdma_cm tests need) through
@@ -83,6 +85,20 @@ if suite A sroce0; then
 	else
 		fail t-35/sroce-suite "$fig"
 		grep -E -A 12 '^(FAIL|ERROR): ' "$LOG" | head -n 120
+	fi
+	# the XRC tests ran on sroce0 (not skipped) and passed: "name (id)"
+	# then " ... ok" on that line or, after a docstring, on a later one
+	bad=''
+	for x in test_qp_ex_xrc_send test_qp_ex_xrc_send_imm test_xrc_traffic_cq_ex \
+		test_xrc_atomic_fetch_and_add test_xrc_atomic_cmp_and_swap test_ro_xrc_traffic; do
+		r=$(awk -v n="$x" 'index($0, n " (") == 1 { f = 1 }
+			f && / \.\.\. / { sub(/.* \.\.\. /, ""); print; exit }' "$LOG")
+		[[ $r == ok ]] || bad+="$x: ${r:-not run}; "
+	done
+	if [[ -z $bad ]]; then
+		pass t-35/sroce-xrc "6 XRC tests ok"
+	else
+		fail t-35/sroce-xrc "$bad"
 	fi
 	# the rdma_cm tests ran: the suite found sroce0's interface
 	n=$(grep -c "doesn't have net interface" "$LOG")

@@ -147,6 +147,7 @@ static const char *errname(int e)
 	case EACCES: return "EACCES";
 	case ENOSYS: return "ENOSYS";
 	case ENOENT: return "ENOENT";
+	case EAGAIN: return "EAGAIN";
 	}
 	snprintf(s, sizeof(s), "errno %d (%s)", e, strerror(e));
 	return s;
@@ -2751,6 +2752,442 @@ static int mw_alloc(struct t *t, const struct tcase *c)
 	return ibv_dealloc_mw(mw);
 }
 
+/* ------------------------------------------------------------------ */
+/* XRC (IBTA 10.2.8 domains, 9.3.8 XRCETH)                              */
+/* ------------------------------------------------------------------ */
+
+/* What an XRC case does (its tcase @value). */
+enum xrc_mode {
+	XRC_SRQ_NO_CQ,		/* ibv_create_srq_ex(XRC) without a CQ */
+	XRC_SRQ_NO_XRCD,	/* ... without a domain */
+	XRC_SRQ_TM,		/* a tag matching SRQ */
+	XRC_SRQ_BASIC_EX,	/* a basic SRQ through ibv_create_srq_ex */
+	XRC_TGT_NO_XRCD,	/* an XRC_RECV QP with comp_mask PD only */
+	XRC_TGT_NO_XRCD_EX,	/* ... through the provider's create_qp_ex */
+	XRC_INI_NO_PD,		/* an XRC_SEND QP with an XRCD but no PD */
+	XRC_INI_ATOMIC_WRITE,	/* send_ops_flags an INI QP does not take */
+	XRC_INI_BIND_MW,
+	XRC_INI_POST_RECV,	/* ibv_post_recv on an INI QP */
+	XRC_TGT_POST_SEND,	/* ibv_post_send on a TGT QP */
+	XRC_TGT_POST_RECV,	/* ibv_post_recv on a TGT QP */
+	XRC_XRCD_NO_FD,		/* ibv_open_xrcd without IBV_XRCD_INIT_ATTR_FD */
+	XRC_XRCD_NO_CREAT,	/* a file without a domain, no O_CREAT */
+	XRC_XRCD_EXCL,		/* a file with a domain, O_EXCL */
+	XRC_XRCD_BUSY,		/* ibv_close_xrcd under an XRC SRQ */
+	XRC_OPEN_NO_QP,		/* ibv_open_qp of a number with no TGT QP */
+	XRC_OPEN_RC_TYPE,	/* ibv_open_qp with type RC */
+	XRC_INI_BAD_OPCODE,	/* ATOMIC WRITE / BIND_MW posted to an INI QP */
+	XRC_INI_SRQN_25_BITS,	/* a remote SRQ number above 24 bits */
+	XRC_NAK_NO_SRQ,		/* a send to an SRQ number nobody has */
+	XRC_NAK_OTHER_XRCD,	/* a send to an SRQ of another domain */
+	XRC_GOOD_SEND,		/* INI -> TGT -> SRQ: bytes, wc.qp_num */
+};
+
+/*
+ * The XRC objects of a case: A (device under test) has an INI QP on its
+ * own CQ; the peer B an XRC domain named by a file, a second domain
+ * without a file (fd -1), an XRC SRQ in each (both completing into one
+ * CQ) and a TGT QP in the first.
+ */
+struct xrc_env {
+	char path[64];
+	int fd;
+	struct ibv_xrcd *xrcd, *xrcd2;
+	struct ibv_cq *cq, *cq1;
+	struct ibv_srq *srq, *srq2;
+	uint32_t srqn, srqn2;
+	struct ibv_qp *ini, *tgt;
+};
+
+static struct ibv_xrcd *xrcd_open(struct ibv_context *ctx, int fd, int oflags, uint32_t mask)
+{
+	struct ibv_xrcd_init_attr xa = { .comp_mask = mask, .fd = fd, .oflags = oflags };
+
+	errno = 0;
+	return ibv_open_xrcd(ctx, &xa);
+}
+
+/* A fresh file for an XRC domain in @e->path, opened into @e->fd. */
+static int xrc_file(struct t *t, struct xrc_env *e)
+{
+	snprintf(e->path, sizeof(e->path), "/tmp/verbs_errno.xrcd.XXXXXX");
+	e->fd = mkstemp(e->path);
+	if (e->fd < 0)
+		whyf(t, "mkstemp: %s", strerror(errno));
+	return e->fd < 0 ? -1 : 0;
+}
+
+static int xsrq(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_xrcd *xrcd,
+		struct ibv_cq *cq, uint32_t mask, enum ibv_srq_type type,
+		struct ibv_srq **out)
+{
+	struct ibv_srq_init_attr_ex sa = {
+		.attr = { .max_wr = 16, .max_sge = 1 }, .comp_mask = mask,
+		.srq_type = type, .pd = pd, .xrcd = xrcd, .cq = cq,
+		.tm_cap = { .max_num_tags = 8, .max_ops = 8 },
+	};
+
+	errno = 0;
+	*out = ibv_create_srq_ex(ctx, &sa);
+	return *out ? 0 : (errno ? errno : -1);
+}
+
+#define XSRQ_MASK	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+			 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+static struct ibv_qp *xrc_qp(struct ibv_context *ctx, enum ibv_qp_type type,
+			     struct ibv_pd *pd, struct ibv_xrcd *xrcd, struct ibv_cq *cq,
+			     uint32_t mask, uint64_t ops)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.qp_type = type, .comp_mask = mask, .pd = pd, .xrcd = xrcd,
+		.send_cq = cq, .send_ops_flags = ops,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+
+	errno = 0;
+	return ibv_create_qp_ex(ctx, &ia);
+}
+
+static void xrc_down(struct xrc_env *e)
+{
+	if (e->ini)
+		ibv_destroy_qp(e->ini);
+	if (e->tgt)
+		ibv_destroy_qp(e->tgt);
+	if (e->srq)
+		ibv_destroy_srq(e->srq);
+	if (e->srq2)
+		ibv_destroy_srq(e->srq2);
+	if (e->cq)
+		ibv_destroy_cq(e->cq);
+	if (e->cq1)
+		ibv_destroy_cq(e->cq1);
+	if (e->xrcd)
+		ibv_close_xrcd(e->xrcd);
+	if (e->xrcd2)
+		ibv_close_xrcd(e->xrcd2);
+	if (e->fd >= 0) {
+		close(e->fd);
+		unlink(e->path);
+	}
+}
+
+/*
+ * Builds @e: the peer's domains, SRQs and TGT QP, A's INI QP and CQ.
+ * Returns 0, or an errno (XRC unsupported: the case reports it) with
+ * t->why set.
+ */
+static int xrc_up(struct t *t, struct xrc_env *e)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->fd = -1;
+	if (xrc_file(t, e))
+		return -1;
+	e->xrcd = xrcd_open(t->ctx1, e->fd, O_CREAT, IBV_XRCD_INIT_ATTR_FD |
+			    IBV_XRCD_INIT_ATTR_OFLAGS);
+	e->xrcd2 = xrcd_open(t->ctx1, -1, O_CREAT, IBV_XRCD_INIT_ATTR_FD |
+			     IBV_XRCD_INIT_ATTR_OFLAGS);
+	if (!e->xrcd || !e->xrcd2) {
+		rc = errno;
+		whyf(t, "ibv_open_xrcd on the peer (file, then fd -1): %s", errname(rc));
+		return rc;
+	}
+	e->cq = ibv_create_cq(t->ctx, 16, NULL, NULL, 0);
+	e->cq1 = ibv_create_cq(t->ctx1, 16, NULL, NULL, 0);
+	if (!e->cq || !e->cq1) {
+		whyf(t, "ibv_create_cq: %s", strerror(errno));
+		return -1;
+	}
+	rc = xsrq(t->ctx1, t->pd1, e->xrcd, e->cq1, XSRQ_MASK, IBV_SRQT_XRC, &e->srq);
+	if (!rc)
+		rc = xsrq(t->ctx1, t->pd1, e->xrcd2, e->cq1, XSRQ_MASK, IBV_SRQT_XRC, &e->srq2);
+	if (!rc)
+		rc = ibv_get_srq_num(e->srq, &e->srqn);
+	if (!rc)
+		rc = ibv_get_srq_num(e->srq2, &e->srqn2);
+	if (rc) {
+		whyf(t, "XRC SRQs on the peer (ibv_create_srq_ex, ibv_get_srq_num): %s", errname(rc));
+		return rc;
+	}
+	e->tgt = xrc_qp(t->ctx1, IBV_QPT_XRC_RECV, NULL, e->xrcd, NULL,
+			IBV_QP_INIT_ATTR_XRCD, 0);
+	e->ini = xrc_qp(t->ctx, IBV_QPT_XRC_SEND, t->pd, NULL, e->cq, IBV_QP_INIT_ATTR_PD, 0);
+	if (!e->tgt || !e->ini) {
+		rc = errno;
+		whyf(t, "ibv_create_qp_ex of the %s QP: %s", e->tgt ? "INI" : "TGT", errname(rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* A's INI QP to RTS towards the peer's TGT QP, which goes to RTR. */
+static int xrc_connect(struct t *t, struct xrc_env *e)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+	int init_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	int rc;
+
+	rc = rc_errno(ibv_modify_qp(e->tgt, &a, init_mask));
+	a.qp_access_flags = 0;
+	if (!rc)
+		rc = rc_errno(ibv_modify_qp(e->ini, &a, init_mask));
+	if (rc) {
+		whyf(t, "XRC QPs to INIT: %s", errname(rc));
+		return rc;
+	}
+	good_attr(t, IBV_QPT_RC, IBV_QPS_RTR, &a, 1);
+	a.dest_qp_num = e->ini->qp_num;
+	rc = rc_errno(ibv_modify_qp(e->tgt, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER));
+	if (rc) {
+		whyf(t, "TGT QP to RTR: %s", errname(rc));
+		return rc;
+	}
+	good_attr(t, IBV_QPT_RC, IBV_QPS_RTR, &a, 0);
+	a.dest_qp_num = e->tgt->qp_num;
+	a.rq_psn = RQ_PSN_A;
+	rc = rc_errno(ibv_modify_qp(e->ini, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN));
+	if (!rc) {
+		/* sq_psn RQ_PSN_B: the TGT QP's rq_psn (good_attr's peer RTR) */
+		good_attr(t, IBV_QPT_RC, IBV_QPS_RTS, &a, 0);
+		rc = rc_errno(ibv_modify_qp(e->ini, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+					    IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+					    IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC));
+	}
+	if (rc)
+		whyf(t, "INI QP to RTR/RTS: %s", errname(rc));
+	return rc;
+}
+
+/* A send of 64 bytes from A's INI QP to SRQ number @srqn, signaled (wr_id 800). */
+static int xrc_send(struct t *t, struct xrc_env *e, uint32_t srqn,
+		    enum ibv_wr_opcode op)
+{
+	struct ibv_sge s = sge_of(t, 0, 64);
+	struct ibv_send_wr wr = {
+		.wr_id = 800, .sg_list = &s, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED, .qp_type.xrc.remote_srqn = srqn,
+	}, *bad = NULL;
+	int rc = rc_errno(ibv_post_send(e->ini, &wr, &bad));
+
+	if (rc && bad != &wr)
+		whyf(t, "bad_wr not set to the refused WR");
+	return rc;
+}
+
+/* Posts a receive of 64 bytes at t->buf1 + 4096 to @srq (wr_id 810). */
+static int xrc_recv(struct t *t, struct ibv_srq *srq)
+{
+	struct ibv_sge s = { .addr = (uintptr_t)t->buf1 + 4096, .length = 64,
+			     .lkey = t->mr1->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 810, .sg_list = &s, .num_sge = 1 }, *bad;
+	int rc = rc_errno(ibv_post_srq_recv(srq, &wr, &bad));
+
+	if (rc)
+		whyf(t, "ibv_post_srq_recv: %s", errname(rc));
+	return rc;
+}
+
+/*
+ * A send that names @srqn: none of the TGT QP's domain has it, so the
+ * target answers with an invalid request NAK (IBTA 9.7.5.2.4); the send
+ * completes with IBV_WC_REM_INV_REQ_ERR and the INI QP is in ERR, while
+ * nothing lands on the peer's SRQs.
+ */
+static void xrc_nak(struct t *t, struct xrc_env *e, uint32_t srqn)
+{
+	if (xrc_recv(t, e->srq) || xrc_recv(t, e->srq2))
+		return;
+	if (xrc_send(t, e, srqn, IBV_WR_SEND)) {
+		whyf(t, "ibv_post_send: %s", strerror(errno));
+		return;
+	}
+	expect_status(t, e->cq, 800, IBV_WC_REM_INV_REQ_ERR, 5000, "the send");
+	expect_no_cqe(t, e->cq1, 100, "the peer's SRQ CQ");
+	if (qp_state(e->ini) != IBV_QPS_ERR)
+		whyf(t, "the INI QP is %s after the NAK, expected ERR",
+		     state_name(qp_state(e->ini)));
+	snprintf(t->detail, sizeof(t->detail), "IBV_WC_REM_INV_REQ_ERR, INI QP in ERR");
+}
+
+static void xrc_good_send(struct t *t, struct xrc_env *e)
+{
+	struct ibv_wc wc;
+
+	fill(t->buf, 64, 77);
+	memset(t->buf1 + 4096, 0, 64);
+	if (xrc_recv(t, e->srq) || xrc_send(t, e, e->srqn, IBV_WR_SEND))
+		return;
+	expect_status(t, e->cq, 800, IBV_WC_SUCCESS, 5000, "the send");
+	if (cq_wait(e->cq1, &wc, 5000) <= 0 || wc.status != IBV_WC_SUCCESS ||
+	    wc.wr_id != 810 || wc.byte_len != 64 || wc.qp_num != e->tgt->qp_num)
+		whyf(t, "the SRQ's receive: wr_id %llu %s len %u qp_num %#x, want 810 success 64 TGT %#x",
+		     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status), wc.byte_len,
+		     wc.qp_num, e->tgt->qp_num);
+	else if (memcmp(t->buf, t->buf1 + 4096, 64))
+		whyf(t, "the received bytes differ");
+}
+
+static int xrc_case(struct t *t, const struct tcase *c)
+{
+	enum xrc_mode m = (enum xrc_mode)c->value;
+	struct ibv_recv_wr rwr = {}, *rbad;
+	struct ibv_qp_open_attr oa = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_xrcd *x = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_qp *qp = NULL;
+	struct xrc_env e;
+	int rc;
+
+	if (!(t->dattr.device_cap_flags & IBV_DEVICE_XRC)) {
+		t->skip = "the device does not offer XRC (no IBV_DEVICE_XRC)";
+		return 0;
+	}
+	rc = xrc_up(t, &e);
+	if (rc)
+		goto out;
+	switch (m) {
+	case XRC_SRQ_NO_CQ:
+		rc = xsrq(t->ctx1, t->pd1, e.xrcd, NULL, XSRQ_MASK & ~IBV_SRQ_INIT_ATTR_CQ,
+			  IBV_SRQT_XRC, &srq);
+		break;
+	case XRC_SRQ_NO_XRCD:
+		rc = xsrq(t->ctx1, t->pd1, NULL, e.cq1, XSRQ_MASK & ~IBV_SRQ_INIT_ATTR_XRCD,
+			  IBV_SRQT_XRC, &srq);
+		break;
+	case XRC_SRQ_TM:
+		rc = xsrq(t->ctx1, t->pd1, NULL, e.cq1, IBV_SRQ_INIT_ATTR_TYPE |
+			  IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_TM,
+			  IBV_SRQT_TM, &srq);
+		break;
+	case XRC_SRQ_BASIC_EX:
+		rc = xsrq(t->ctx, t->pd, NULL, e.cq, IBV_SRQ_INIT_ATTR_TYPE |
+			  IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ, IBV_SRQT_BASIC, &srq);
+		if (!rc)
+			rc = srq_post(t, srq, 4, 1);
+		break;
+	case XRC_TGT_NO_XRCD:
+	case XRC_TGT_NO_XRCD_EX:
+		qp = xrc_qp(t->ctx1, IBV_QPT_XRC_RECV, t->pd1, NULL, e.cq1,
+			    IBV_QP_INIT_ATTR_PD | (m == XRC_TGT_NO_XRCD_EX ?
+						   IBV_QP_INIT_ATTR_CREATE_FLAGS : 0), 0);
+		rc = qp ? 0 : errno;
+		break;
+	case XRC_INI_NO_PD:
+		qp = xrc_qp(t->ctx1, IBV_QPT_XRC_SEND, NULL, e.xrcd, e.cq1,
+			    IBV_QP_INIT_ATTR_XRCD, 0);
+		rc = qp ? 0 : errno;
+		break;
+	case XRC_INI_ATOMIC_WRITE:
+	case XRC_INI_BIND_MW:
+		qp = xrc_qp(t->ctx, IBV_QPT_XRC_SEND, t->pd, NULL, e.cq,
+			    IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			    IBV_QP_EX_WITH_SEND | (m == XRC_INI_BIND_MW ? IBV_QP_EX_WITH_BIND_MW :
+						   IBV_QP_EX_WITH_ATOMIC_WRITE));
+		rc = qp ? 0 : errno;
+		break;
+	case XRC_INI_POST_RECV:
+	case XRC_TGT_POST_RECV:
+		rc = rc_errno(ibv_post_recv(m == XRC_INI_POST_RECV ? e.ini : e.tgt, &rwr, &rbad));
+		break;
+	case XRC_TGT_POST_SEND:
+		if (!(rc = xrc_connect(t, &e))) {
+			struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad;
+
+			rc = rc_errno(ibv_post_send(e.tgt, &swr, &sbad));
+		}
+		break;
+	case XRC_XRCD_NO_FD:
+		x = xrcd_open(t->ctx, e.fd, O_CREAT, IBV_XRCD_INIT_ATTR_OFLAGS);
+		rc = x ? 0 : errno;
+		break;
+	case XRC_XRCD_NO_CREAT: {
+		struct xrc_env f = { .fd = -1 };
+
+		/* a file no domain of the device is named by */
+		if (xrc_file(t, &f))
+			break;
+		x = xrcd_open(t->ctx, f.fd, 0, IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS);
+		rc = x ? 0 : errno;
+		close(f.fd);
+		unlink(f.path);
+		break;
+	}
+	case XRC_XRCD_EXCL:
+		x = xrcd_open(t->ctx1, e.fd, O_CREAT | O_EXCL,
+			      IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS);
+		rc = x ? 0 : errno;
+		break;
+	case XRC_XRCD_BUSY:
+		rc = rc_errno(ibv_close_xrcd(e.xrcd2));
+		if (!rc)
+			e.xrcd2 = NULL;	/* gone under its SRQ */
+		break;
+	case XRC_OPEN_NO_QP:
+	case XRC_OPEN_RC_TYPE:
+		oa.xrcd = e.xrcd;
+		oa.qp_num = m == XRC_OPEN_NO_QP ? e.tgt->qp_num ^ 0x800000 : e.tgt->qp_num;
+		if (m == XRC_OPEN_RC_TYPE)
+			oa.qp_type = IBV_QPT_RC;
+		errno = 0;
+		qp = ibv_open_qp(t->ctx1, &oa);
+		rc = qp ? 0 : errno;
+		break;
+	case XRC_INI_BAD_OPCODE:
+		if (!(rc = xrc_connect(t, &e))) {
+			rc = xrc_send(t, &e, e.srqn, IBV_WR_BIND_MW);
+			if (rc == EINVAL) {
+				rc = xrc_send(t, &e, e.srqn, IBV_WR_ATOMIC_WRITE);
+				if (rc != EINVAL)
+					whyf(t, "IBV_WR_ATOMIC_WRITE: %s", errname(rc));
+			}
+			expect_no_cqe(t, e.cq, 50, "the INI QP's CQ");
+		}
+		break;
+	case XRC_INI_SRQN_25_BITS:
+		if (!(rc = xrc_connect(t, &e))) {
+			rc = xrc_send(t, &e, e.srqn | 0x1000000, IBV_WR_SEND);
+			expect_no_cqe(t, e.cq, 50, "the INI QP's CQ");
+		}
+		break;
+	case XRC_NAK_NO_SRQ:
+	case XRC_NAK_OTHER_XRCD:
+		if (!(rc = xrc_connect(t, &e))) {
+			uint32_t n = e.srqn2;
+
+			/* a number neither SRQ has */
+			if (m == XRC_NAK_NO_SRQ)
+				for (n = 0x4242; n == e.srqn || n == e.srqn2; n++)
+					;
+			xrc_nak(t, &e, n);
+		}
+		break;
+	case XRC_GOOD_SEND:
+		if (!(rc = xrc_connect(t, &e)))
+			xrc_good_send(t, &e);
+		break;
+	}
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (x)
+		ibv_close_xrcd(x);
+	xrc_down(&e);
+	return rc;
+}
+
 static const struct tcase cases[] = {
 	/* ---- ibv_reg_mr ---- */
 	{ .name = "reg_mr/remote-write-without-local-write", .run = mr_remote_write_only, .expect = X(EINVAL),
@@ -2857,6 +3294,57 @@ static const struct tcase cases[] = {
 	  .src = "IBTA 9.4.1.1, 10.6.7: SEND_WITH_INV, IBV_WC_WITH_INV; then IBV_WC_REM_ACCESS_ERR" },
 	{ .name = "mw/type2-dealloc-invalidates", .run = mw_traffic, .value = MW_DEALLOC_T2, .expect = X(0),
 	  .src = "IBTA 10.6.7: a deallocated window's rkey is invalid: IBV_WC_REM_ACCESS_ERR" },
+
+	/* ---- XRC ---- */
+	{ .name = "create_srq_ex/xrc-without-cq", .run = xrc_case, .value = XRC_SRQ_NO_CQ,
+	  .expect = X(EINVAL), .src = "man ibv_create_srq_ex(3): an XRC SRQ names its CQ; libibverbs EINVAL" },
+	{ .name = "create_srq_ex/xrc-without-xrcd", .run = xrc_case, .value = XRC_SRQ_NO_XRCD,
+	  .expect = X(EINVAL), .src = "man ibv_create_srq_ex(3): an XRC SRQ names its XRC domain; libibverbs EINVAL" },
+	{ .name = "create_srq_ex/tag-matching", .run = xrc_case, .value = XRC_SRQ_TM,
+	  .expect = X(EOPNOTSUPP), .src = "man ibv_create_srq_ex(3): IBV_SRQT_TM is optional (no tag matching)" },
+	{ .name = "create_srq_ex/basic", .run = xrc_case, .value = XRC_SRQ_BASIC_EX, .expect = X(0),
+	  .src = "man ibv_create_srq_ex(3): IBV_SRQT_BASIC, then ibv_post_srq_recv" },
+	{ .name = "create_qp_ex/xrc-recv-without-xrcd", .run = xrc_case, .value = XRC_TGT_NO_XRCD,
+	  .expect = X(EINVAL), .src = "man ibv_create_qp_ex(3): an XRC receive QP needs IBV_QP_INIT_ATTR_XRCD; libibverbs EINVAL" },
+	{ .name = "create_qp_ex/xrc-recv-without-xrcd-create-flags", .run = xrc_case,
+	  .value = XRC_TGT_NO_XRCD_EX, .expect = X(EINVAL),
+	  .src = "man ibv_create_qp_ex(3): as above, through the provider's create_qp_ex" },
+	{ .name = "create_qp_ex/xrc-send-without-pd", .run = xrc_case, .value = XRC_INI_NO_PD,
+	  .expect = X(EINVAL), .src = "man ibv_create_qp_ex(3): an XRC send QP needs a PD; libibverbs EINVAL" },
+	{ .name = "create_qp_ex/xrc-send-atomic-write", .run = xrc_case, .value = XRC_INI_ATOMIC_WRITE,
+	  .expect = X(EOPNOTSUPP), .src = "IBTA 9.2: no XRC ATOMIC WRITE opcode; man ibv_create_qp_ex(3) send_ops_flags" },
+	{ .name = "create_qp_ex/xrc-send-bind-mw", .run = xrc_case, .value = XRC_INI_BIND_MW,
+	  .expect = X(EOPNOTSUPP), .src = "IBTA 10.6.7.2: windows are bound through RC/UC QPs" },
+	{ .name = "post_recv/xrc-send-qp", .run = xrc_case, .value = XRC_INI_POST_RECV,
+	  .expect = X(EINVAL), .src = "IBTA 9.3.8: an XRC send QP has no receive queue; EINVAL as for bad WRs" },
+	{ .name = "post_recv/xrc-recv-qp", .run = xrc_case, .value = XRC_TGT_POST_RECV,
+	  .expect = X(EINVAL), .src = "IBTA 10.2.9.1: an XRC receive QP takes its WQEs from XRC SRQs" },
+	{ .name = "post_send/xrc-recv-qp-in-rtr", .run = xrc_case, .value = XRC_TGT_POST_SEND,
+	  .expect = X(EINVAL), .src = "IBTA 10.2.8: an XRC receive QP has no send queue" },
+	{ .name = "post_send/xrc-bind-mw-and-atomic-write", .run = xrc_case, .value = XRC_INI_BAD_OPCODE,
+	  .expect = X(EINVAL), .src = "man ibv_post_send(3) opcode table: XRC takes RC's but bind and ATOMIC WRITE" },
+	{ .name = "post_send/xrc-srqn-above-24-bits", .run = xrc_case, .value = XRC_INI_SRQN_25_BITS,
+	  .expect = X(EINVAL), .src = "IBTA 9.3.8: XRCETH carries a 24-bit SRQ number; sroce refuses a wider one" },
+	{ .name = "open_xrcd/without-fd-in-comp_mask", .run = xrc_case, .value = XRC_XRCD_NO_FD,
+	  .expect = X(EINVAL), .src = "man ibv_open_xrcd(3): fd and oflags are required; libibverbs EINVAL" },
+	{ .name = "open_xrcd/no-domain-without-O_CREAT", .run = xrc_case, .value = XRC_XRCD_NO_CREAT,
+	  .expect = X(EAGAIN), .src = "man ibv_open_xrcd(3): O_CREAT creates a missing domain; ib_core ib_uverbs_open_xrcd EAGAIN" },
+	{ .name = "open_xrcd/O_EXCL-with-a-domain", .run = xrc_case, .value = XRC_XRCD_EXCL,
+	  .expect = X(EINVAL), .src = "man ibv_open_xrcd(3): O_EXCL fails if the domain exists; ib_core EINVAL" },
+	{ .name = "close_xrcd/with-an-xrc-srq", .run = xrc_case, .value = XRC_XRCD_BUSY,
+	  .expect = X(EBUSY), .src = "ib_core uverbs_free_xrcd: SRQs and QPs hold the domain, EBUSY" },
+	{ .name = "open_qp/no-such-tgt-qp", .run = xrc_case, .value = XRC_OPEN_NO_QP,
+	  .expect = X(EINVAL), .src = "man ibv_open_qp(3); ib_core ib_open_qp: no TGT QP of that number in the domain" },
+	{ .name = "open_qp/rc-type", .run = xrc_case, .value = XRC_OPEN_RC_TYPE,
+	  .expect = X(EINVAL), .src = "man ibv_open_qp(3): only XRC receive QPs are opened; ib_core ib_open_qp" },
+	{ .name = "xrc/send-to-unknown-srq-number", .run = xrc_case, .value = XRC_NAK_NO_SRQ,
+	  .expect = X(0), .src = "IBTA 9.7.5.2.4, 10.2.9.1: no such XRC SRQ: invalid request NAK, "
+				 "IBV_WC_REM_INV_REQ_ERR, INI QP to ERR" },
+	{ .name = "xrc/send-to-srq-of-another-domain", .run = xrc_case, .value = XRC_NAK_OTHER_XRCD,
+	  .expect = X(0), .src = "IBTA 10.2.8: an SRQ outside the TGT QP's domain is not reachable: "
+				 "invalid request NAK, IBV_WC_REM_INV_REQ_ERR" },
+	{ .name = "xrc/send-to-own-domain", .run = xrc_case, .value = XRC_GOOD_SEND, .expect = X(0),
+	  .src = "IBTA 10.2.9.1: the named SRQ takes the message; wc.qp_num is the TGT QP" },
 
 	/* ---- ibv_create_ah ---- */
 	{ .name = "create_ah/empty-sgid_index", .run = ah_empty_gid, .expect = X(ENODATA),
