@@ -287,11 +287,12 @@ void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
 
 /*
  * Has the consumer taken every CQE of @cq?  User CQs and IB_POLL_DIRECT
- * ones are polled when their owner pleases: not waited for.
+ * ones are polled when their owner pleases: not waited for; XRC QPs lack
+ * one or both.
  */
 static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
 {
-	if (cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
+	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
 	    !cq->queue.hdr)
 		return true;
 	/* pairs with the release store of sroce_poll_cq() */
