@@ -37,6 +37,7 @@
 #define DETH_BYTES	8
 #define IMMDT_BYTES	4
 #define IETH_BYTES	4
+#define XRCETH_BYTES	4
 
 /* Extended headers in the order IBTA puts them after the BTH. */
 static const struct {
@@ -44,6 +45,7 @@ static const struct {
 	u32 mask;
 	unsigned int bytes;
 } sroce_hdr_wire_order[] = {
+	{ SROCE_HDR_XRCETH, SROCE_MASK_XRCETH, XRCETH_BYTES },
 	{ SROCE_HDR_DETH, SROCE_MASK_DETH, DETH_BYTES },
 	{ SROCE_HDR_RETH, SROCE_MASK_RETH, RETH_BYTES },
 	{ SROCE_HDR_ATMETH, SROCE_MASK_ATMETH, ATMETH_BYTES },
@@ -56,7 +58,8 @@ static const struct {
 #define SROCE_HDRS_ALL	(SROCE_MASK_RETH | SROCE_MASK_AETH |		\
 			 SROCE_MASK_ATMETH | SROCE_MASK_ATMACK |	\
 			 SROCE_MASK_IETH | SROCE_MASK_DETH |		\
-			 SROCE_MASK_IMMDT | SROCE_MASK_PAYLOAD)
+			 SROCE_MASK_IMMDT | SROCE_MASK_PAYLOAD |	\
+			 SROCE_MASK_XRCETH)
 #define SROCE_KINDS_ALL	(SROCE_MASK_REQ | SROCE_MASK_ACK |		\
 			 SROCE_MASK_SEND | SROCE_MASK_WRITE |		\
 			 SROCE_MASK_READ | SROCE_MASK_ATOMIC |		\
@@ -101,6 +104,13 @@ struct sroce_hdr_case {
 
 #define X_ROW(tr, op, qpt, hdrs, kind, may) \
 	{ #tr "_" #op, IB_OPCODE_##tr##_##op, qpt, hdrs, kind, may }
+/* XRC (IBTA annex A14): opcode 0xa0 + RC's; requests carry an XRCETH */
+#define X_XRC		SROCE_MASK_XRCETH
+#define X_XREQ(op, hdrs, kind, may) \
+	{ "XRC_" #op, 0xa0 | IB_OPCODE_##op, IB_QPT_XRC_TGT, X_XRC | (hdrs), \
+	  kind, may }
+#define X_XRESP(op, hdrs, kind, may) \
+	{ "XRC_" #op, 0xa0 | IB_OPCODE_##op, IB_QPT_XRC_INI, hdrs, kind, may }
 
 static const struct sroce_hdr_case sroce_hdr_cases[] = {
 	/* RC: IBTA table 38, opcodes 0x00-0x17 */
@@ -174,6 +184,42 @@ static const struct sroce_hdr_case sroce_hdr_cases[] = {
 	      X_SEND | X_ONLY, X_RECV),
 	X_ROW(UD, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_UD,
 	      SROCE_MASK_DETH | X_IMM | X_PAY, X_SEND | X_ONLY, X_RECV),
+
+	/* XRC: 0xa0-0xb4, 0xb6-0xb7; requests to TGT, responses to INI */
+	X_XREQ(SEND_FIRST, X_PAY, X_SEND | X_FIRST, X_RWR),
+	X_XREQ(SEND_MIDDLE, X_PAY, X_SEND | X_MIDDLE, X_RWR),
+	X_XREQ(SEND_LAST, X_PAY, X_SEND | X_LAST, X_RECV),
+	X_XREQ(SEND_LAST_WITH_IMMEDIATE, X_IMM | X_PAY, X_SEND | X_LAST,
+	       X_RECV),
+	X_XREQ(SEND_ONLY, X_PAY, X_SEND | X_ONLY, X_RECV),
+	X_XREQ(SEND_ONLY_WITH_IMMEDIATE, X_IMM | X_PAY, X_SEND | X_ONLY,
+	       X_RECV),
+	X_XREQ(RDMA_WRITE_FIRST, X_RETH | X_PAY, X_WRITE | X_FIRST, 0),
+	X_XREQ(RDMA_WRITE_MIDDLE, X_PAY, X_WRITE | X_MIDDLE, 0),
+	X_XREQ(RDMA_WRITE_LAST, X_PAY, X_WRITE | X_LAST, X_COMP),
+	X_XREQ(RDMA_WRITE_LAST_WITH_IMMEDIATE, X_IMM | X_PAY,
+	       X_WRITE | X_LAST, X_RECV),
+	X_XREQ(RDMA_WRITE_ONLY, X_RETH | X_PAY, X_WRITE | X_ONLY, X_COMP),
+	X_XREQ(RDMA_WRITE_ONLY_WITH_IMMEDIATE, X_RETH | X_IMM | X_PAY,
+	       X_WRITE | X_ONLY, X_RECV),
+	X_XREQ(RDMA_READ_REQUEST, X_RETH, X_READ | X_ONLY, X_COMP),
+	X_XRESP(RDMA_READ_RESPONSE_FIRST, X_AETH | X_PAY, X_RESP | X_FIRST,
+		SROCE_MASK_READ),
+	X_XRESP(RDMA_READ_RESPONSE_MIDDLE, X_PAY, X_RESP | X_MIDDLE,
+		SROCE_MASK_READ),
+	X_XRESP(RDMA_READ_RESPONSE_LAST, X_AETH | X_PAY, X_RESP | X_LAST,
+		SROCE_MASK_READ | X_COMP),
+	X_XRESP(RDMA_READ_RESPONSE_ONLY, X_AETH | X_PAY, X_RESP | X_ONLY,
+		SROCE_MASK_READ | X_COMP),
+	X_XRESP(ACKNOWLEDGE, X_AETH, X_RESP, X_ONLY | X_COMP),
+	X_XRESP(ATOMIC_ACKNOWLEDGE, X_AETH | SROCE_MASK_ATMACK, X_RESP,
+		X_ONLY | SROCE_MASK_ATOMIC | X_COMP),
+	X_XREQ(COMPARE_SWAP, SROCE_MASK_ATMETH, X_ATOMIC | X_ONLY, X_COMP),
+	X_XREQ(FETCH_ADD, SROCE_MASK_ATMETH, X_ATOMIC | X_ONLY, X_COMP),
+	X_XREQ(SEND_LAST_WITH_INVALIDATE, SROCE_MASK_IETH | X_PAY,
+	       X_SEND | X_LAST | SROCE_MASK_INV, X_RECV),
+	X_XREQ(SEND_ONLY_WITH_INVALIDATE, SROCE_MASK_IETH | X_PAY,
+	       X_SEND | X_ONLY | SROCE_MASK_INV, X_RECV),
 };
 
 static void sroce_hdr_case_desc(const struct sroce_hdr_case *c, char *desc)
@@ -225,7 +271,11 @@ static void sroce_hdr_opcode_test(struct kunit *test)
 	/* the transport bits of the opcode agree with the QP type */
 	KUNIT_EXPECT_EQ(test, c->opcode & 0xe0,
 			c->qpt == IB_QPT_RC ? SROCE_OP_RC :
-			c->qpt == IB_QPT_UC ? SROCE_OP_UC : SROCE_OP_UD);
+			c->qpt == IB_QPT_UC ? SROCE_OP_UC :
+			c->qpt == IB_QPT_UD ? SROCE_OP_UD : SROCE_OP_XRC);
+	/* an XRC opcode stands for the RC one of the same low bits */
+	KUNIT_EXPECT_EQ(test, sroce_rc_opcode(c->opcode),
+			c->opcode & (c->opcode >= 0xa0 ? 0x1f : 0xff));
 
 	KUNIT_EXPECT_EQ(test, info->mask & SROCE_HDRS_ALL, c->hdrs);
 	kinds = info->mask & SROCE_KINDS_ALL;
@@ -275,9 +325,9 @@ static void sroce_hdr_invalid_opcodes_test(struct kunit *test)
 				    "opcode %#04x", op);
 		valid += sroce_opcode_valid(op);
 	}
-	/* 24 RC (with ATOMIC WRITE) + 12 UC + 2 UD + CNP */
-	KUNIT_EXPECT_EQ(test, valid, 39u);
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 38);
+	/* 24 RC (with ATOMIC WRITE) + 12 UC + 2 UD + 23 XRC + CNP */
+	KUNIT_EXPECT_EQ(test, valid, 62u);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 61);
 }
 
 /*

@@ -251,17 +251,30 @@ static void sroce_srq_attr_test(struct kunit *test)
 		enum ib_srq_type type;
 		u32 max_wr;
 		u32 max_sge;
+		bool cq;	/* an XRC SRQ's CQ given */
+		bool xrcd;	/* its XRC domain given */
 		int err;
 	} init_cases[] = {
-		{ "basic", IB_SRQT_BASIC, 16, 1, 0 },
-		{ "zero", IB_SRQT_BASIC, 0, 0, 0 },
-		{ "at the limits", IB_SRQT_BASIC, SROCE_MAX_SRQ_WR, SROCE_MAX_SGE, 0 },
-		{ "max_wr above", IB_SRQT_BASIC, SROCE_MAX_SRQ_WR + 1, 1, -EINVAL },
-		{ "max_wr huge", IB_SRQT_BASIC, U32_MAX, 1, -EINVAL },
-		{ "max_sge above", IB_SRQT_BASIC, 16, SROCE_MAX_SGE + 1, -EINVAL },
-		{ "XRC", IB_SRQT_XRC, 16, 1, -EOPNOTSUPP },
-		{ "tag matching", IB_SRQT_TM, 16, 1, -EOPNOTSUPP },
+		{ "basic", IB_SRQT_BASIC, 16, 1, .err = 0 },
+		{ "zero", IB_SRQT_BASIC, 0, 0, .err = 0 },
+		{ "at the limits", IB_SRQT_BASIC, SROCE_MAX_SRQ_WR, SROCE_MAX_SGE,
+		  .err = 0 },
+		{ "max_wr above", IB_SRQT_BASIC, SROCE_MAX_SRQ_WR + 1, 1,
+		  .err = -EINVAL },
+		{ "max_wr huge", IB_SRQT_BASIC, U32_MAX, 1, .err = -EINVAL },
+		{ "max_sge above", IB_SRQT_BASIC, 16, SROCE_MAX_SGE + 1,
+		  .err = -EINVAL },
+		{ "XRC", IB_SRQT_XRC, 16, 1, .cq = true, .xrcd = true, .err = 0 },
+		{ "XRC without CQ", IB_SRQT_XRC, 16, 1, .xrcd = true,
+		  .err = -EINVAL },
+		{ "XRC without XRCD", IB_SRQT_XRC, 16, 1, .cq = true,
+		  .err = -EINVAL },
+		{ "XRC max_wr above", IB_SRQT_XRC, SROCE_MAX_SRQ_WR + 1, 1,
+		  .cq = true, .xrcd = true, .err = -EINVAL },
+		{ "tag matching", IB_SRQT_TM, 16, 1, .err = -EOPNOTSUPP },
 	};
+	struct ib_xrcd *xrcd = kunit_kzalloc(test, sizeof(*xrcd), GFP_KERNEL);
+	struct ib_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
 	static const struct {
 		const char *name;
 		int mask;
@@ -287,6 +300,10 @@ static void sroce_srq_attr_test(struct kunit *test)
 				  .max_sge = init_cases[i].max_sge },
 		};
 
+		if (init_cases[i].cq)
+			init.ext.cq = cq;
+		if (init_cases[i].xrcd)
+			init.ext.xrc.xrcd = xrcd;
 		KUNIT_EXPECT_EQ_MSG(test, sroce_srq_check_init(&init),
 				    init_cases[i].err, "%s", init_cases[i].name);
 	}
@@ -306,12 +323,87 @@ static void sroce_srq_attr_test(struct kunit *test)
 	}
 }
 
+/* An XRC SRQ of @xrcd on @dev, as the core hands it to create_srq. */
+static struct sroce_srq *sroce_srqk_xrc(struct kunit *test,
+					struct sroce_dev *dev,
+					struct ib_xrcd *xrcd)
+{
+	struct sroce_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	struct ib_srq_init_attr init = {
+		.srq_type = IB_SRQT_XRC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.ext.xrc.xrcd = xrcd,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	init.ext.cq = kunit_kzalloc(test, sizeof(*init.ext.cq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, init.ext.cq);
+	KUNIT_ASSERT_EQ(test, sroce_srq_check_init(&init), 0);
+	srq->ibsrq.srq_type = IB_SRQT_XRC;
+	srq->ibsrq.ext.xrc.xrcd = xrcd;
+	KUNIT_ASSERT_EQ(test, sroce_srq_init(dev, srq, &init, NULL, NULL), 0);
+	return srq;
+}
+
+/*
+ * XRC SRQs (IBTA annex A14): a number each, found by a TGT QP's request
+ * only once published, only from the SRQ's own XRC domain, never after
+ * destroy; the XRCETH's reserved top byte is ignored.
+ */
+static void sroce_srq_xrc_lookup_test(struct kunit *test)
+{
+	struct sroce_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct ib_xrcd *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct ib_xrcd *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct sroce_srq *s1, *s2, *found;
+	u32 n1;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
+	s1 = sroce_srqk_xrc(test, dev, a);
+	s2 = sroce_srqk_xrc(test, dev, b);
+	n1 = s1->srqn;
+	KUNIT_EXPECT_NE(test, n1, 0u);
+	KUNIT_EXPECT_NE(test, s2->srqn, n1);
+	KUNIT_EXPECT_EQ(test, s1->ibsrq.ext.xrc.srq_num, n1);
+	KUNIT_EXPECT_LE(test, n1, SROCE_SRQN_MASK);
+
+	/* reserved until published */
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, n1, a));
+	sroce_srq_publish(s1);
+	sroce_srq_publish(s2);
+	found = sroce_srq_lookup_xrc(dev, n1, a);
+	KUNIT_EXPECT_PTR_EQ(test, found, s1);
+	if (found)
+		sroce_srq_put(found);
+	found = sroce_srq_lookup_xrc(dev, n1 | 0xff000000, a);
+	KUNIT_EXPECT_PTR_EQ(test, found, s1);
+	if (found)
+		sroce_srq_put(found);
+	/* another domain's SRQ, no number, no domain, a free number */
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, n1, b));
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, s2->srqn, a));
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, 0, a));
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, n1, NULL));
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, SROCE_SRQN_MASK, a));
+
+	/* destroy waits for no one here, and the number is gone */
+	sroce_srq_destroy(s1);
+	KUNIT_EXPECT_NULL(test, sroce_srq_lookup_xrc(dev, n1, a));
+	sroce_srq_destroy(s2);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&dev->srq_xa));
+	xa_destroy(&dev->srq_xa);
+}
+
 static struct kunit_case sroce_srq_cases[] = {
 	KUNIT_CASE(sroce_srq_fetch_test),
 	KUNIT_CASE(sroce_srq_limit_test),
 	KUNIT_CASE(sroce_srq_take_test),
 	KUNIT_CASE(sroce_srq_hostile_test),
 	KUNIT_CASE(sroce_srq_attr_test),
+	KUNIT_CASE(sroce_srq_xrc_lookup_test),
 	{}
 };
 

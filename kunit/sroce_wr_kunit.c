@@ -23,6 +23,8 @@
  * @rc: an RC QP accepts it
  * @uc: a UC QP accepts it
  * @ud: UD and GSI QPs accept it
+ * @xrc: an XRC send (INI) QP accepts it (IBTA annex A14: RC's operations
+ *	that have an XRC opcode; an XRC TGT QP sends nothing)
  * @inl: it may carry IB_SEND_INLINE
  * @kern: kernel RC, UC and UD QPs (not GSI) accept it besides (memory
  *	management operations); FENCE and SIGNALED are its only flags
@@ -37,6 +39,7 @@ struct sroce_wr_op_case {
 	bool rc;
 	bool uc;
 	bool ud;
+	bool xrc;
 	bool inl;
 	bool kern;
 	bool mem;
@@ -45,25 +48,25 @@ struct sroce_wr_op_case {
 
 static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	{ .name = "RDMA_WRITE", .opcode = IB_WR_RDMA_WRITE,
-	  .rc = true, .uc = true, .inl = true },
+	  .rc = true, .xrc = true, .uc = true, .inl = true },
 	{ .name = "RDMA_WRITE_WITH_IMM", .opcode = IB_WR_RDMA_WRITE_WITH_IMM,
-	  .rc = true, .uc = true, .inl = true },
+	  .rc = true, .xrc = true, .uc = true, .inl = true },
 	{ .name = "SEND", .opcode = IB_WR_SEND,
-	  .rc = true, .uc = true, .ud = true, .inl = true },
+	  .rc = true, .xrc = true, .uc = true, .ud = true, .inl = true },
 	{ .name = "SEND_WITH_IMM", .opcode = IB_WR_SEND_WITH_IMM,
-	  .rc = true, .uc = true, .ud = true, .inl = true },
+	  .rc = true, .xrc = true, .uc = true, .ud = true, .inl = true },
 	/* the local buffer is written: nothing to copy in at posting */
-	{ .name = "RDMA_READ", .opcode = IB_WR_RDMA_READ, .rc = true },
+	{ .name = "RDMA_READ", .opcode = IB_WR_RDMA_READ, .rc = true, .xrc = true },
 	{ .name = "ATOMIC_CMP_AND_SWP", .opcode = IB_WR_ATOMIC_CMP_AND_SWP,
-	  .rc = true },
+	  .rc = true, .xrc = true },
 	{ .name = "ATOMIC_FETCH_AND_ADD", .opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
-	  .rc = true },
+	  .rc = true, .xrc = true },
 	/* no UC opcode carries an IETH (IBTA 9.2) */
 	{ .name = "SEND_WITH_INV", .opcode = IB_WR_SEND_WITH_INV,
-	  .rc = true, .inl = true },
+	  .rc = true, .xrc = true, .inl = true },
 	/* memory windows (IBTA 10.6.7): invalidate anywhere, bind on RC/UC */
 	{ .name = "LOCAL_INV", .opcode = IB_WR_LOCAL_INV,
-	  .rc = true, .uc = true, .ud = true, .mem = true },
+	  .rc = true, .xrc = true, .uc = true, .ud = true, .mem = true },
 	{ .name = "BIND_MW", .opcode = IB_WR_BIND_MW,
 	  .rc = true, .uc = true, .mem = true, .user_only = true },
 	/* kernel verbs only: userspace has no fast-register MR */
@@ -106,6 +109,8 @@ static bool sroce_wr_expected(const struct sroce_wr_op_case *c,
 		return c->ud;
 	case IB_QPT_GSI:
 		return c->ud && !c->mem;
+	case IB_QPT_XRC_INI:
+		return c->xrc;
 	default:
 		return false;
 	}
@@ -135,7 +140,7 @@ static bool sroce_wr_kern_expected(const struct sroce_wr_op_case *c,
 static void sroce_wr_opcode_test(struct kunit *test)
 {
 	const struct sroce_wr_op_case *c = test->param_value;
-	bool any = c->rc || c->uc || c->ud || c->kern;
+	bool any = c->rc || c->uc || c->ud || c->xrc || c->kern;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(sroce_wr_qp_types); i++) {
@@ -275,6 +280,12 @@ static void sroce_wr_uapi_test(struct kunit *test)
 				    !!(SROCE_WR_OPS_UD & ~SROCE_WR_OPS_MEM & bit),
 				    sroce_wr_opcode_ok(IB_QPT_GSI, op),
 				    "GSI opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test, !!(SROCE_WR_OPS_XRC & bit),
+				    sroce_wr_opcode_ok(IB_QPT_XRC_INI, op),
+				    "XRC INI opcode %u", op);
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       sroce_wr_opcode_ok(IB_QPT_XRC_TGT, op),
+				       "XRC TGT opcode %u", op);
 		if (!(SROCE_WR_OPS_RC & bit))
 			continue;
 		KUNIT_EXPECT_EQ_MSG(test, !!(SROCE_WR_OPS_INLINE & bit),

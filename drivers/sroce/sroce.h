@@ -110,6 +110,7 @@
 #define SROCE_MAX_PD		0x10000
 #define SROCE_MAX_AH		0x10000
 #define SROCE_MAX_SRQ		0x10000
+#define SROCE_MAX_XRCD		0x10000
 #define SROCE_MAX_SRQ_WR	SROCE_MAX_QP_WR
 #define SROCE_MAX_MR_SIZE	BIT_ULL(40)
 #define SROCE_MAX_RD_ATOMIC	128
@@ -179,6 +180,7 @@ enum sroce_res_type {
 	SROCE_RES_MR,
 	SROCE_RES_AH,
 	SROCE_RES_SRQ,
+	SROCE_RES_XRCD,
 	SROCE_NUM_RES
 };
 
@@ -213,6 +215,8 @@ struct sroce_cc_np_budget {
  * @list: entry in the module's device list (under sroce_dev_mutex) and,
  *	RCU-protected, in @snet's device list for RX demux
  * @qp_xa: QPN -> struct sroce_qp, RCU lookups from RX
+ * @srq_xa: XRC SRQ number -> struct sroce_srq, RCU lookups from the
+ *	responders of XRC TGT QPs (sroce_srq.c)
  * @mr_xa: key index -> struct sroce_mr
  * @ah_xa: AH number -> struct sroce_ah (user AHs named in UD WQEs)
  * @mr_key_gen: rotates the low byte of keys (never reused right away)
@@ -246,6 +250,8 @@ struct sroce_dev {
 	struct list_head net_list;
 	struct xarray qp_xa;
 	u32 next_qpn;
+	struct xarray srq_xa;
+	u32 next_srqn;
 	struct xarray mr_xa;
 	u32 next_mr_idx;
 	atomic_t mr_key_gen;

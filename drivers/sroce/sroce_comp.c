@@ -363,7 +363,7 @@ static void sroce_comp_sel_done(struct sroce_send *snd,
 {
 	if (!snd->sel_probe || sroce_psn_before(snd->comp_psn, snd->sel_end))
 		return;
-	if (pkt->opcode == IB_OPCODE_RC_ACKNOWLEDGE) {
+	if (sroce_rc_opcode(pkt->opcode) == IB_OPCODE_RC_ACKNOWLEDGE) {
 		if (sroce_psn_after(snd->comp_psn, snd->sel_end))
 			snd->peer_holds = true;
 	} else if (snd->peer_holds && snd->comp_psn != snd->max_psn) {
@@ -629,6 +629,7 @@ static void sroce_comp_awrite_resp(struct sroce_qp *qp,
 static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
+	u8 opcode = sroce_rc_opcode(pkt->opcode);
 	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	u32 psn = pkt->psn;
@@ -645,11 +646,11 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 	if (!data)
 		return;
 	if (w->cls & SROCE_WR_AWRITE) {
-		sroce_comp_awrite_resp(qp, w, pkt->opcode, len);
+		sroce_comp_awrite_resp(qp, w, opcode, len);
 		return;
 	}
 	off = sroce_psn_diff(psn, w->first_psn) * snd->mtu;
-	if (!sroce_comp_read_len_ok(snd, w, pkt->opcode, psn, off, len)) {
+	if (!sroce_comp_read_len_ok(snd, w, opcode, psn, off, len)) {
 		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -713,7 +714,7 @@ static bool sroce_comp_accept(struct sroce_qp *qp,
 {
 	struct sroce_send *snd = &qp->dp.send;
 
-	if (qp->type != IB_QPT_RC || !snd->wqes || snd->error ||
+	if (!sroce_qpt_reliable(qp->type) || !snd->wqes || snd->error ||
 	    !(snd->caps & SROCE_QPS_SQ_RUN))
 		return false;
 	if (sroce_psn_before(pkt->psn, snd->comp_psn)) {
@@ -759,7 +760,7 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
-	switch (pkt->opcode) {
+	switch (sroce_rc_opcode(pkt->opcode)) {
 	case IB_OPCODE_RC_ACKNOWLEDGE:
 		sroce_comp_handle_ack(qp, pkt);
 		break;
@@ -816,7 +817,7 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 	bool counted;
 
 	if (snd->comp_psn == snd->max_psn || snd->rnr_wait || snd->error ||
-	    !snd->timeout_jiffies || qp->type != IB_QPT_RC ||
+	    !snd->timeout_jiffies || !sroce_qpt_reliable(qp->type) ||
 	    !(snd->caps & SROCE_QPS_SQ_RUN))
 		return;
 	if (atomic_read(&snd->tx_inflight)) {

@@ -90,9 +90,20 @@ struct sroce_ieth {
 	__be32 rkey;
 } __packed;
 
+/*
+ * XRCETH, 4 bytes (IBTA annex A14): in every XRC request, right after the BTH;
+ * names the XRC SRQ at the target that receives the message.
+ */
+struct sroce_xrceth {
+	__be32 srqn;		/* resv(8) XRCSRQ(24) */
+} __packed;
+
+#define SROCE_SRQN_MASK		0xffffffU
+
 /* Extended headers a packet may carry, in wire order after the BTH. */
 enum sroce_hdr_type {
 	SROCE_HDR_BTH,
+	SROCE_HDR_XRCETH,
 	SROCE_HDR_RETH,
 	SROCE_HDR_AETH,
 	SROCE_HDR_ATMETH,
@@ -107,6 +118,7 @@ enum sroce_hdr_type {
 /* Bits of sroce_opcode_info.mask */
 enum sroce_hdr_mask {
 	SROCE_MASK_BTH		= BIT(SROCE_HDR_BTH),
+	SROCE_MASK_XRCETH	= BIT(SROCE_HDR_XRCETH),
 	SROCE_MASK_RETH		= BIT(SROCE_HDR_RETH),
 	SROCE_MASK_AETH		= BIT(SROCE_HDR_AETH),
 	SROCE_MASK_ATMETH	= BIT(SROCE_HDR_ATMETH),
@@ -138,14 +150,29 @@ enum sroce_hdr_mask {
 #define SROCE_OP_RC		0x00
 #define SROCE_OP_UC		0x20
 #define SROCE_OP_UD		0x60
+#define SROCE_OP_XRC		0xa0	/* IBTA 9.2.1: 101b */
+#define SROCE_OP_TRANSPORT	0xe0
+
+/*
+ * XRC opcodes are RC's with the XRC transport bits (IBTA 9.2, table 38):
+ * the RC opcode an XRC one stands for, any other unchanged.  Responses
+ * (ACKs, READ responses, atomic ACKs) have the same headers in both.
+ */
+static inline u8 sroce_rc_opcode(u8 opcode)
+{
+	if ((opcode & SROCE_OP_TRANSPORT) == SROCE_OP_XRC)
+		return opcode & ~SROCE_OP_TRANSPORT;
+	return opcode;
+}
 
 /**
  * struct sroce_opcode_info - what one BTH opcode carries
  * @name: IBTA name, e.g. "RC_RDMA_WRITE_FIRST"; NULL for an invalid opcode
  * @mask: SROCE_MASK_* bits
  * @length: bytes of BTH plus extended headers (payload offset)
- * @qpt: QP type this opcode belongs to (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD);
- *	UD also covers GSI
+ * @qpt: QP type this opcode goes to (IB_QPT_RC, IB_QPT_UC, IB_QPT_UD;
+ *	XRC requests IB_QPT_XRC_TGT, XRC responses IB_QPT_XRC_INI); UD also
+ *	covers GSI
  * @offset: byte offset of each present header from the start of the BTH
  */
 struct sroce_opcode_info {

@@ -59,6 +59,9 @@ module_param_named(max_ah, sroce_max_res[SROCE_RES_AH], uint, 0644);
 MODULE_PARM_DESC(max_ah, "AHs per device, 1..65536; 0 (default): 65536");
 module_param_named(max_srq, sroce_max_res[SROCE_RES_SRQ], uint, 0644);
 MODULE_PARM_DESC(max_srq, "SRQs per device, 1..65536; 0 (default): 65536");
+module_param_named(max_xrcd, sroce_max_res[SROCE_RES_XRCD], uint, 0644);
+MODULE_PARM_DESC(max_xrcd,
+		 "XRC domains per device, 1..65536; 0 (default): 65536");
 
 struct workqueue_struct *sroce_wq;
 EXPORT_SYMBOL_IF_KUNIT(sroce_wq);
@@ -253,11 +256,13 @@ static int sroce_enable_driver(struct ib_device *ibdev)
 static void sroce_dev_release_fields(struct sroce_dev *dev)
 {
 	WARN_ON_ONCE(!xa_empty(&dev->qp_xa));
+	WARN_ON_ONCE(!xa_empty(&dev->srq_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->mr_xa));
 	WARN_ON_ONCE(!xa_empty(&dev->ah_xa));
 	WARN_ON_ONCE(dev->nr_mcg);
 	sroce_mr_dev_drain(dev);
 	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->srq_xa);
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->ah_xa);
 	sroce_cc_dev_fini(dev);
@@ -292,6 +297,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.alloc_xrcd = sroce_alloc_xrcd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.attach_mcast = sroce_mcast_attach,
 	.create_ah = sroce_create_ah,
@@ -302,6 +308,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
@@ -346,6 +353,7 @@ const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 EXPORT_SYMBOL_IF_KUNIT(sroce_dev_ops);
@@ -360,6 +368,7 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	INIT_LIST_HEAD(&dev->list);
 	INIT_LIST_HEAD(&dev->net_list);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, get_random_u32());

@@ -609,7 +609,7 @@ static bool sroce_net_qp_path(struct sroce_qp *qp,
 {
 	struct in6_addr saddr, daddr;
 
-	if (!qp || (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC) ||
+	if (!qp || !sroce_qpt_connected(qp->type) ||
 	    opcode == IB_OPCODE_CNP)
 		return false;
 	sroce_qp_path_addrs(qp, &saddr, &daddr);

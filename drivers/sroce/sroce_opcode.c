@@ -36,6 +36,8 @@
 #define IETH_SZ		sizeof(struct sroce_ieth)
 #define DETH_SZ		sizeof(struct sroce_deth)
 #define IMMDT_SZ	sizeof(struct sroce_immdt)
+#define XRCETH_SZ	sizeof(struct sroce_xrceth)
+#define BX_SZ		(BTH_SZ + XRCETH_SZ)	/* XRC request: BTH, XRCETH */
 #define CNP_RESV_SZ	16	/* reserved bytes after a CNP's BTH */
 
 /*
@@ -97,6 +99,45 @@
 				  [SROCE_HDR_PAYLOAD] = BTH_SZ + DETH_SZ + \
 							IMMDT_SZ }
 
+/* XRC requests: the RC layouts with the XRCETH right after the BTH */
+#define SROCE_L_X_MASK		SROCE_MASK_XRCETH
+#define SROCE_L_X_LEN		BX_SZ
+#define SROCE_L_X_OFF		{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ }
+
+#define SROCE_L_X_IMM_MASK	(SROCE_MASK_XRCETH | SROCE_MASK_IMMDT)
+#define SROCE_L_X_IMM_LEN	(BX_SZ + IMMDT_SZ)
+#define SROCE_L_X_IMM_OFF	{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_IMMDT] = BX_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ + IMMDT_SZ }
+
+#define SROCE_L_X_RETH_MASK	(SROCE_MASK_XRCETH | SROCE_MASK_RETH)
+#define SROCE_L_X_RETH_LEN	(BX_SZ + RETH_SZ)
+#define SROCE_L_X_RETH_OFF	{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_RETH] = BX_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ + RETH_SZ }
+
+#define SROCE_L_X_RETH_IMM_MASK	(SROCE_MASK_XRCETH | SROCE_MASK_RETH |	\
+				 SROCE_MASK_IMMDT)
+#define SROCE_L_X_RETH_IMM_LEN	(BX_SZ + RETH_SZ + IMMDT_SZ)
+#define SROCE_L_X_RETH_IMM_OFF	{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_RETH] = BX_SZ,		\
+				  [SROCE_HDR_IMMDT] = BX_SZ + RETH_SZ,	\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ + RETH_SZ + \
+							IMMDT_SZ }
+
+#define SROCE_L_X_ATMETH_MASK	(SROCE_MASK_XRCETH | SROCE_MASK_ATMETH)
+#define SROCE_L_X_ATMETH_LEN	(BX_SZ + ATMETH_SZ)
+#define SROCE_L_X_ATMETH_OFF	{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_ATMETH] = BX_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ + ATMETH_SZ }
+
+#define SROCE_L_X_IETH_MASK	(SROCE_MASK_XRCETH | SROCE_MASK_IETH)
+#define SROCE_L_X_IETH_LEN	(BX_SZ + IETH_SZ)
+#define SROCE_L_X_IETH_OFF	{ [SROCE_HDR_XRCETH] = BTH_SZ,		\
+				  [SROCE_HDR_IETH] = BX_SZ,		\
+				  [SROCE_HDR_PAYLOAD] = BX_SZ + IETH_SZ }
+
 #define SROCE_L_CNP_MASK	0
 #define SROCE_L_CNP_LEN		(BTH_SZ + CNP_RESV_SZ)
 #define SROCE_L_CNP_OFF		{ [SROCE_HDR_PAYLOAD] = BTH_SZ + CNP_RESV_SZ }
@@ -110,6 +151,21 @@
 		.qpt	= (qp_type),					\
 		.offset	= SROCE_L_##layout##_OFF,			\
 	}
+
+/*
+ * One XRC opcode (IBTA 9.2, table 38: the RC opcode with the XRC transport
+ * bits): requests go to the target's TGT QP, responses to the INI QP.
+ */
+#define SROCE_XOP(op, qp_type, layout, m)				\
+	[SROCE_OP_XRC | IB_OPCODE_##op] = {				\
+		.name	= "XRC_" #op,					\
+		.mask	= SROCE_MASK_BTH | SROCE_L_##layout##_MASK | (m), \
+		.length	= SROCE_L_##layout##_LEN,			\
+		.qpt	= (qp_type),					\
+		.offset	= SROCE_L_##layout##_OFF,			\
+	}
+#define SROCE_XREQ(op, layout, m)	SROCE_XOP(op, IB_QPT_XRC_TGT, layout, m)
+#define SROCE_XRESP(op, layout, m)	SROCE_XOP(op, IB_QPT_XRC_INI, layout, m)
 
 /* Shorthands for the rows below. */
 #define FIRST		SROCE_MASK_START
@@ -205,6 +261,36 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 	SROCE_OP(UD, SEND_ONLY_WITH_IMMEDIATE, IB_QPT_UD, DETH_IMM,
 		 REQ_SEND | ONLY | RWR | COMP),
 
+	/* XRC (IBTA annex A14): RC's rows, an XRCETH in every request */
+	SROCE_XREQ(SEND_FIRST, X, REQ_SEND | FIRST | RWR),
+	SROCE_XREQ(SEND_MIDDLE, X, REQ_SEND | MIDDLE),
+	SROCE_XREQ(SEND_LAST, X, REQ_SEND | LAST | COMP),
+	SROCE_XREQ(SEND_LAST_WITH_IMMEDIATE, X_IMM, REQ_SEND | LAST | COMP),
+	SROCE_XREQ(SEND_ONLY, X, REQ_SEND | ONLY | RWR | COMP),
+	SROCE_XREQ(SEND_ONLY_WITH_IMMEDIATE, X_IMM,
+		   REQ_SEND | ONLY | RWR | COMP),
+	SROCE_XREQ(RDMA_WRITE_FIRST, X_RETH, REQ_WRITE | FIRST),
+	SROCE_XREQ(RDMA_WRITE_MIDDLE, X, REQ_WRITE | MIDDLE),
+	SROCE_XREQ(RDMA_WRITE_LAST, X, REQ_WRITE | LAST),
+	SROCE_XREQ(RDMA_WRITE_LAST_WITH_IMMEDIATE, X_IMM,
+		   REQ_WRITE | LAST | RWR | COMP),
+	SROCE_XREQ(RDMA_WRITE_ONLY, X_RETH, REQ_WRITE | ONLY),
+	SROCE_XREQ(RDMA_WRITE_ONLY_WITH_IMMEDIATE, X_RETH_IMM,
+		   REQ_WRITE | ONLY | RWR | COMP),
+	SROCE_XREQ(RDMA_READ_REQUEST, X_RETH, REQ_READ | ONLY),
+	SROCE_XRESP(RDMA_READ_RESPONSE_FIRST, AETH, RESP_READ | FIRST),
+	SROCE_XRESP(RDMA_READ_RESPONSE_MIDDLE, BTH, RESP_READ | MIDDLE),
+	SROCE_XRESP(RDMA_READ_RESPONSE_LAST, AETH, RESP_READ | LAST),
+	SROCE_XRESP(RDMA_READ_RESPONSE_ONLY, AETH, RESP_READ | ONLY),
+	SROCE_XRESP(ACKNOWLEDGE, AETH, RESP | ONLY),
+	SROCE_XRESP(ATOMIC_ACKNOWLEDGE, AETH_ATMACK, RESP | ONLY),
+	SROCE_XREQ(COMPARE_SWAP, X_ATMETH, REQ_ATOMIC_OP | ONLY),
+	SROCE_XREQ(FETCH_ADD, X_ATMETH, REQ_ATOMIC_OP | ONLY),
+	SROCE_XREQ(SEND_LAST_WITH_INVALIDATE, X_IETH,
+		   REQ_SEND | LAST | COMP | INV),
+	SROCE_XREQ(SEND_ONLY_WITH_INVALIDATE, X_IETH,
+		   REQ_SEND | ONLY | RWR | COMP | INV),
+
 	/* CNP (annex A17.9.3): BTH, 16 reserved bytes; RC, UC (sroce_recv.c) */
 	[SROCE_CNP_OPCODE] = {
 		.name	= "CNP",
@@ -255,8 +341,8 @@ static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
  *	fields, kernel verbs allocate no memory window)
  */
 struct sroce_wr_rule {
-	u8 qp_types;
-	u8 kern_qp_types;
+	u16 qp_types;
+	u16 kern_qp_types;
 	u8 send_flags;
 	bool user_only;
 };
@@ -287,7 +373,8 @@ struct sroce_wr_rule {
 			SROCE_WR_HAS(SROCE_WR_OPS_UC, pfx##op) << IB_QPT_UC | \
 			SROCE_WR_HAS(SROCE_WR_OPS_UD, pfx##op) << IB_QPT_UD | \
 			SROCE_WR_HAS(SROCE_WR_OPS_UD & ~SROCE_WR_OPS_MEM, \
-				     pfx##op) << IB_QPT_GSI,		\
+				     pfx##op) << IB_QPT_GSI |		\
+			SROCE_WR_HAS(SROCE_WR_OPS_XRC, pfx##op) << IB_QPT_XRC_INI, \
 		.send_flags =						\
 			SROCE_WR_HAS(SROCE_WR_OPS_MEM, pfx##op) ?	\
 			SROCE_WR_MEM_FLAGS :				\
@@ -325,6 +412,7 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 SROCE_WR_SAME(LOCAL_INV);
 static_assert(!SROCE_WR_HAS(SROCE_WR_OPS_UD, IB_UVERBS_WR_BIND_MW));
 
+static_assert(BIT(IB_QPT_XRC_INI) <= U16_MAX);
 static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
 	      BIT_ULL(ARRAY_SIZE(sroce_wr_rules)));
 
@@ -341,12 +429,13 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  * immediate (IBTA vol. 1 9.4: the operations each transport service
  * carries; 11.4.1.1 Post Send Request).  SEND with invalidate is RC only:
  * no UC opcode carries an IETH (9.2).  LOCAL_INV on every type and
- * BIND_MW on RC and UC (memory windows, 10.6.7).  These are
- * SROCE_WR_OPS_RC, _UC and _UD of sroce-abi.h, which the provider checks
- * as well.
+ * BIND_MW on RC and UC (memory windows, 10.6.7).  An XRC send (INI) QP
+ * accepts RC's operations but ATOMIC WRITE and BIND_MW; an XRC receive
+ * (TGT) QP none (no send queue).  These are SROCE_WR_OPS_RC, _UC, _UD and
+ * _XRC of sroce-abi.h, which the provider checks as well.
  *
  * Context: any.
- * Return: true when accepted; false for any other QP type (SMI, raw, XRC)
+ * Return: true when accepted; false for any other QP type (SMI, raw, TGT)
  * and for opcodes the device does not carry out for userspace (REG_MR:
  * see sroce_wr_kernel_opcode_ok(); LSO, masked atomics...).
  */

@@ -287,11 +287,12 @@ void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
 
 /*
  * Has the consumer taken every CQE of @cq?  User CQs and IB_POLL_DIRECT
- * ones are polled when their owner pleases: not waited for.
+ * ones are polled when their owner pleases: not waited for; XRC QPs lack
+ * one or both.
  */
 static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
 {
-	if (cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
+	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
 	    !cq->queue.hdr)
 		return true;
 	/* pairs with the release store of sroce_poll_cq() */
@@ -487,9 +488,10 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 				 struct ib_ucontext *uctx)
 {
 	qp->dev = dev;
-	qp->pd = to_sroce_pd(qp->ibqp.pd);
-	qp->scq = to_sroce_cq(init->send_cq);
-	qp->rcq = to_sroce_cq(init->recv_cq);
+	/* an XRC TGT QP has neither; an XRC INI QP no receive CQ */
+	qp->pd = qp->ibqp.pd ? to_sroce_pd(qp->ibqp.pd) : NULL;
+	qp->scq = init->send_cq ? to_sroce_cq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_sroce_cq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_sroce_srq(init->srq) : NULL;
 	qp->type = init->qp_type;
 	qp->is_user = !!uctx;
@@ -507,7 +509,7 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 	qp->attr.path_mtu = IB_MTU_256;
 	qp->attr.path_mig_state = IB_MIG_MIGRATED;
 	/* RC/UC get a path MTU at RTR; UD follows the port. */
-	if (qp->type == IB_QPT_RC || qp->type == IB_QPT_UC)
+	if (sroce_qpt_connected(qp->type))
 		qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
 	else
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->mtu_cap));
@@ -516,7 +518,9 @@ static void sroce_qp_init_fields(struct sroce_dev *dev, struct sroce_qp *qp,
 /*
  * The QP's own receive ring, or none when it takes its receive WQEs from
  * an SRQ (IBTA 10.2.9: the QP's receive capacities are then 0; the
- * response's rq_mi stays zeroed, which tells the provider).
+ * response's rq_mi stays zeroed, which tells the provider), or is an XRC
+ * QP: an INI QP receives nothing, a TGT QP takes from the XRC SRQ each
+ * request names (annex A14).
  */
 static int sroce_qp_init_rq(struct sroce_dev *dev, struct sroce_qp *qp,
 			    struct ib_qp_init_attr *init,
@@ -526,7 +530,8 @@ static int sroce_qp_init_rq(struct sroce_dev *dev, struct sroce_qp *qp,
 	u32 rq_num = roundup_pow_of_two(max(init->cap.max_recv_wr, 1U));
 	int err;
 
-	if (qp->srq) {
+	if (qp->srq || qp->type == IB_QPT_XRC_INI ||
+	    qp->type == IB_QPT_XRC_TGT) {
 		init->cap.max_recv_wr = 0;
 		init->cap.max_recv_sge = 0;
 		return 0;
@@ -547,7 +552,8 @@ static int sroce_qp_init_rq(struct sroce_dev *dev, struct sroce_qp *qp,
  * @qp: QP the core allocated (zeroed, ibqp.pd and ibqp.qp_type set)
  * @init: validated creation attributes; @init->cap is updated with what
  *	the QP really has (a power of two of WQEs per ring, at least one;
- *	no receive ring with an SRQ)
+ *	no receive ring with an SRQ or on XRC QPs, no send ring on an XRC
+ *	TGT QP)
  * @uctx: user context mapping the rings, or NULL for a kernel QP
  * @resp: filled with the rings' mmap information when @uctx is set
  *
@@ -571,18 +577,22 @@ int sroce_qp_init(struct sroce_dev *dev, struct sroce_qp *qp,
 	if (err)
 		return err;
 
-	err = sroce_queue_init(dev, &qp->sq, sq_num,
-			       sizeof(struct sroce_send_wqe), uctx,
-			       resp ? &resp->sq_mi : NULL);
-	if (err)
-		goto err_free_qpn;
+	if (qp->type == IB_QPT_XRC_TGT) {
+		/* responder only: no send queue */
+		memset(&init->cap, 0, sizeof(init->cap));
+	} else {
+		err = sroce_queue_init(dev, &qp->sq, sq_num,
+				       sizeof(struct sroce_send_wqe), uctx,
+				       resp ? &resp->sq_mi : NULL);
+		if (err)
+			goto err_free_qpn;
+		init->cap.max_send_wr = sq_num;
+		init->cap.max_send_sge = SROCE_MAX_SGE;
+		init->cap.max_inline_data = SROCE_MAX_INLINE;
+	}
 	err = sroce_qp_init_rq(dev, qp, init, uctx, resp);
 	if (err)
 		goto err_free_sq;
-
-	init->cap.max_send_wr = sq_num;
-	init->cap.max_send_sge = SROCE_MAX_SGE;
-	init->cap.max_inline_data = SROCE_MAX_INLINE;
 
 	err = sroce_dp_init(qp);
 	if (err)
@@ -790,7 +800,7 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 	}
 
 	sroce_qp_store_attr(qp, attr, mask, &av);
-	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+	if (!sroce_qpt_connected(qp->type))
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
 	sroce_qp_set_state(qp, next);
 	sroce_dp_modify(qp, mask, cur);
@@ -828,19 +838,19 @@ void sroce_qp_query(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	attr->sq_draining = 0;
 	attr->ah_attr.grh.sgid_attr = NULL;
 	memset(&attr->alt_ah_attr, 0, sizeof(attr->alt_ah_attr));
-	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+	if (!sroce_qpt_connected(qp->type))
 		attr->path_mtu = READ_ONCE(qp->dev->mtu_cap);
 	attr->cap.max_send_wr = qp->sq.num;
 	attr->cap.max_recv_wr = qp->rq.num;
-	attr->cap.max_send_sge = SROCE_MAX_SGE;
-	attr->cap.max_recv_sge = qp->srq ? 0 : SROCE_MAX_SGE;
-	attr->cap.max_inline_data = SROCE_MAX_INLINE;
+	attr->cap.max_send_sge = qp->sq.num ? SROCE_MAX_SGE : 0;
+	attr->cap.max_recv_sge = qp->rq.num ? SROCE_MAX_SGE : 0;
+	attr->cap.max_inline_data = qp->sq.num ? SROCE_MAX_INLINE : 0;
 
 	memset(init, 0, sizeof(*init));
 	init->event_handler = qp->ibqp.event_handler;
 	init->qp_context = qp->ibqp.qp_context;
-	init->send_cq = &qp->scq->ibcq;
-	init->recv_cq = &qp->rcq->ibcq;
+	init->send_cq = qp->scq ? &qp->scq->ibcq : NULL;
+	init->recv_cq = qp->rcq ? &qp->rcq->ibcq : NULL;
 	init->srq = qp->srq ? &qp->srq->ibsrq : NULL;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;

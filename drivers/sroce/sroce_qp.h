@@ -32,7 +32,10 @@
  * @pd: protection domain
  * @scq: send CQ
  * @rcq: receive CQ
- * @type: IB_QPT_RC, IB_QPT_UC, IB_QPT_UD or IB_QPT_GSI
+ * @type: IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_XRC_INI (send
+ *	only: no receive queue, no receive CQ) or IB_QPT_XRC_TGT (receive
+ *	only: no rings, no CQ and no PD of its own; each request names the XRC
+ *	SRQ of the QP's XRC domain that takes it, IBTA annex A14)
  * @is_user: rings mapped by a user context
  * @sq: send ring (struct sroce_send_wqe slots)
  * @rq: receive ring (struct sroce_recv_wqe slots); none (zeroed) when the
@@ -118,6 +121,48 @@ static inline struct sroce_qp *to_sroce_qp(struct ib_qp *qp)
 static inline struct sroce_resp *to_sroce_resp(struct sroce_qp *qp)
 {
 	return &qp->dp.resp;
+}
+
+/*
+ * A connected QP type: one peer, one path, the addresses of its packets
+ * checked (RC, UC, and both halves of XRC: the send (INI) and the receive
+ * (TGT) QP, IBTA 9.2.1).
+ */
+static inline bool sroce_qpt_connected(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC ||
+	       type == IB_QPT_XRC_INI || type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * A reliable connected QP type: PSNs checked, requests acknowledged and
+ * retried (IBTA 9.7).  RC does both sides; XRC's INI QP only requests,
+ * its TGT QP only responds.
+ */
+static inline bool sroce_qpt_reliable(enum ib_qp_type type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_XRC_INI ||
+	       type == IB_QPT_XRC_TGT;
+}
+
+/*
+ * The transport bits of the opcodes a QP sends (IBTA 9.2.1): RC 000, UC
+ * 001, UD 011, XRC 101.  Context: any.
+ */
+static inline u8 sroce_qp_opcode_base(const struct sroce_qp *qp)
+{
+	switch (qp->type) {
+	case IB_QPT_UC:
+		return SROCE_OP_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return SROCE_OP_UD;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return SROCE_OP_XRC;
+	default:
+		return SROCE_OP_RC;
+	}
 }
 
 /* A datagram QP: UD, or the GSI QP, which RoCE runs as UD (IBTA 10.2.1). */

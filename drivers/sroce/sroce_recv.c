@@ -187,7 +187,7 @@ static bool sroce_recv_qpt_ok(const struct sroce_opcode_info *info,
 			      const struct sroce_qp *qp)
 {
 	if (info->mask & SROCE_MASK_CNP)
-		return qp->type == IB_QPT_RC || qp->type == IB_QPT_UC;
+		return sroce_qpt_connected(qp->type);
 	if (info->qpt == IB_QPT_UD)
 		return sroce_qp_is_ud(qp);
 	return qp->type == info->qpt;
@@ -237,7 +237,7 @@ VISIBLE_IF_KUNIT bool sroce_recv_addr_ok(enum ib_qp_type type,
 					 const struct in6_addr *saddr,
 					 const struct in6_addr *daddr)
 {
-	if (type != IB_QPT_RC && type != IB_QPT_UC)
+	if (!sroce_qpt_connected(type))
 		return true;
 	return ipv6_addr_equal(saddr, &path->daddr) &&
 	       ipv6_addr_equal(daddr, &path->saddr);
@@ -281,7 +281,7 @@ static bool sroce_recv_addr_check(struct sroce_qp *qp,
 	struct in6_addr saddr, daddr;
 	struct sroce_av path;
 
-	if (qp->type != IB_QPT_RC && qp->type != IB_QPT_UC)
+	if (!sroce_qpt_connected(qp->type))
 		return true;
 	sroce_recv_ip_addrs(skb, pkt->network_type, &saddr, &daddr);
 	sroce_qp_path_addrs(qp, &path.saddr, &path.daddr);

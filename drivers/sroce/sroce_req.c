@@ -411,7 +411,7 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 				const struct sroce_req_wqe *w,
 				bool first, bool last)
 {
-	u8 base = qp->type == IB_QPT_UC ? IB_OPCODE_UC : IB_OPCODE_RC;
+	u8 base = sroce_qp_opcode_base(qp);
 	u16 cls = w->cls;
 
 	if (sroce_qp_is_ud(qp))
@@ -419,12 +419,12 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 		       IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE :
 		       IB_OPCODE_UD_SEND_ONLY;
 	if (cls & SROCE_WR_READ)
-		return IB_OPCODE_RC_RDMA_READ_REQUEST;
+		return base | IB_OPCODE_RDMA_READ_REQUEST;
 	if (cls & SROCE_WR_AWRITE)
 		return SROCE_OPCODE_RC_ATOMIC_WRITE;
 	if (cls & SROCE_WR_ATOMIC)
-		return cls & SROCE_WR_CMP_SWAP ? IB_OPCODE_RC_COMPARE_SWAP :
-						 IB_OPCODE_RC_FETCH_ADD;
+		return base | (cls & SROCE_WR_CMP_SWAP ?
+			       IB_OPCODE_COMPARE_SWAP : IB_OPCODE_FETCH_ADD);
 	if (cls & SROCE_WR_WRITE)
 		return base + sroce_req_seg_opcode(cls, first, last,
 						   IB_OPCODE_RDMA_WRITE_FIRST);
@@ -474,7 +474,7 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	se = p->last && (w->wqe.send_flags & IB_SEND_SOLICITED) &&
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
 	/* a small congestion window needs ACKs more often to move on */
-	if (qp->type == IB_QPT_RC) {
+	if (sroce_qpt_reliable(qp->type)) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
 			 snd->sel_probe || ++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
 						      SROCE_REQ_ACK_EVERY);
@@ -529,6 +529,12 @@ static void sroce_req_fill_ext(const struct sroce_qp *qp,
 	const struct sroce_opcode_info *info = &sroce_opcode[p->opcode];
 	const struct sroce_send_wqe *wqe = &w->wqe;
 
+	if (info->mask & SROCE_MASK_XRCETH) {
+		struct sroce_xrceth *x =
+			(void *)(hdr + info->offset[SROCE_HDR_XRCETH]);
+
+		x->srqn = cpu_to_be32(wqe->xrc_remote_srqn & SROCE_SRQN_MASK);
+	}
 	if (info->mask & SROCE_MASK_RETH) {
 		struct sroce_reth *reth =
 			(void *)(hdr + info->offset[SROCE_HDR_RETH]);
@@ -613,7 +619,7 @@ static bool sroce_req_zerocopy(const struct sroce_qp *qp,
 			       const struct sroce_req_wqe *w,
 			       const struct sroce_req_pkt *p)
 {
-	return qp->type == IB_QPT_RC && qp->is_user &&
+	return sroce_qpt_reliable(qp->type) && qp->is_user &&
 	       p->payload >= SROCE_REQ_ZC_MIN &&
 	       !(w->wqe.send_flags & IB_SEND_INLINE);
 }
@@ -786,13 +792,13 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	if (sroce_psn_before(p->psn, snd->max_psn)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
 		trace_sroce_retransmit(qp, p->psn, snd->retry_max - snd->retry_cnt);
-	} else if (qp->type == IB_QPT_RC) {
+	} else if (sroce_qpt_reliable(qp->type)) {
 		sroce_req_rtt_start(snd, p);
 	}
 	snd->psn = sroce_psn_add(p->psn, p->npsn);
 	if (sroce_psn_after(snd->psn, snd->max_psn))
 		snd->max_psn = snd->psn;
-	if (qp->type == IB_QPT_RC)
+	if (sroce_qpt_reliable(qp->type))
 		sroce_comp_arm_retrans(qp);
 	if (!p->last) {
 		w->state = SROCE_WQE_SENDING;
@@ -800,7 +806,7 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	}
 	snd->send_idx++;
 	sroce_req_release_cur(snd);
-	if (qp->type == IB_QPT_RC) {
+	if (sroce_qpt_reliable(qp->type)) {
 		w->state = SROCE_WQE_SENT;
 		return;
 	}
@@ -952,7 +958,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_req_wqe *w)
 				      snd->psn) + 1;
 		k = sroce_req_chunk_of(w, snd->psn);
 	}
-	if (qp->type == IB_QPT_RC && !sroce_req_window_ok(snd, npsn))
+	if (sroce_qpt_reliable(qp->type) && !sroce_req_window_ok(snd, npsn))
 		goto wait;
 	if (!sroce_req_take_rd_slot(snd, w, k))
 		goto wait;
@@ -1031,7 +1037,8 @@ static bool sroce_req_can_run(const struct sroce_send *snd)
  */
 static bool sroce_req_responses_wait(struct sroce_qp *qp)
 {
-	return qp->type == IB_QPT_RC && !skb_queue_empty_lockless(&qp->rx_queue);
+	return sroce_qpt_reliable(qp->type) &&
+	       !skb_queue_empty_lockless(&qp->rx_queue);
 }
 
 /* Carry out the memory operation of @w: fast register, bind, invalidate. */

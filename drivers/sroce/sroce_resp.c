@@ -200,7 +200,8 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 	a->mtu = max_t(u32, qp->mtu, 256);
 	a->dest_qpn = qp->attr.dest_qp_num & SROCE_QPN_MASK;
 	a->rnr_code = qp->attr.min_rnr_timer & SROCE_AETH_VAL_MASK;
-	a->max_rd = qp->type == IB_QPT_RC ? qp->attr.max_dest_rd_atomic : 0;
+	a->max_rd = sroce_qpt_reliable(qp->type) ?
+		    qp->attr.max_dest_rd_atomic : 0;
 	a->av = qp->av;
 	reset = resp->pend_reset;
 	set_psn = resp->pend_psn;
@@ -219,6 +220,109 @@ static void sroce_resp_sync(struct sroce_qp *qp)
 	}
 	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(resp))
 		sroce_resp_res_resize(qp, a->max_rd);
+}
+
+/* ------------------------------------------------------------------ */
+/* XRC (IBTA vol. 1 annex A14)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An XRC TGT QP has no PD, receive queue or CQ of its own: each request
+ * names, in its XRCETH, an XRC SRQ of the QP's XRC domain, whose PD the
+ * memory checks use, whose ring the receive WQE comes from and whose CQ
+ * takes the completion.  The SRQ is looked up for each request and held
+ * for that request only (resp->xsrq), so destroying it waits for one
+ * request at most, never for a peer.  A WQE taken from it for a
+ * multi-packet message stays tied to its number (msg->xsrqn): every
+ * packet of the message must name the same SRQ, and a completion outside
+ * a request (an error, a flush) looks the SRQ up again; if it is gone,
+ * the WQE went with it.
+ */
+
+/* The SRQ a request takes its receive WQE from. */
+static struct sroce_srq *sroce_resp_srq(struct sroce_qp *qp)
+{
+	return qp->type == IB_QPT_XRC_TGT ? to_sroce_resp(qp)->xsrq : qp->srq;
+}
+
+/* The PD a request's memory accesses are checked in. */
+static struct sroce_pd *sroce_resp_pd(struct sroce_qp *qp)
+{
+	struct sroce_srq *x = to_sroce_resp(qp)->xsrq;
+
+	if (qp->type != IB_QPT_XRC_TGT)
+		return qp->pd;
+	return x ? to_sroce_pd(x->ibsrq.pd) : NULL;
+}
+
+/* The CQ receive completions go to. */
+static struct sroce_cq *sroce_resp_rcq(struct sroce_qp *qp)
+{
+	struct sroce_srq *x = to_sroce_resp(qp)->xsrq;
+
+	if (qp->type != IB_QPT_XRC_TGT)
+		return qp->rcq;
+	return x ? to_sroce_cq(x->ibsrq.ext.cq) : NULL;
+}
+
+/*
+ * XRC TGT QP: look up the SRQ @pkt names, in the QP's domain.  Return:
+ * true when the request may go on (also on any other QP type); false for
+ * an SRQ that does not exist, is another domain's, or is not the one the
+ * message in progress took its WQE from: an invalid request.
+ */
+static bool sroce_resp_xrc_get(struct sroce_qp *qp,
+			       const struct sroce_pkt_info *pkt)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	const struct sroce_xrceth *x;
+	u32 srqn;
+
+	if (qp->type != IB_QPT_XRC_TGT)
+		return true;
+	x = sroce_pkt_hdr(pkt, SROCE_HDR_XRCETH);
+	srqn = be32_to_cpu(x->srqn) & SROCE_SRQN_MASK;
+	if (resp->msg.srq_held && srqn != resp->msg.xsrqn)
+		return false;
+	resp->xsrq = sroce_srq_lookup_xrc(qp->dev, srqn, qp->ibqp.xrcd);
+	return resp->xsrq;
+}
+
+/* Drop the reference sroce_resp_xrc_get() or _xrc_msg() took. */
+static void sroce_resp_xrc_put(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+
+	if (resp->xsrq)
+		sroce_srq_put(resp->xsrq);
+	resp->xsrq = NULL;
+}
+
+/* Outside a request: the SRQ of the held WQE, for its completion. */
+static void sroce_resp_xrc_msg(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+
+	if (qp->type == IB_QPT_XRC_TGT && !resp->xsrq)
+		resp->xsrq = sroce_srq_lookup_xrc(qp->dev, resp->msg.xsrqn,
+						  qp->ibqp.xrcd);
+}
+
+/**
+ * sroce_resp_xrc_pd() - the PD an XRC READ's responses are checked in
+ * @qp: XRC TGT QP
+ * @xsrqn: the XRC SRQ the READ request named
+ * @srq: set to that SRQ, with a reference to drop with sroce_srq_put()
+ *	once the PD is no longer used; NULL when it is gone
+ *
+ * Context: a responder run of the QP.
+ * Return: the SRQ's PD, or NULL.
+ */
+struct sroce_pd *sroce_resp_xrc_pd(struct sroce_qp *qp, u32 xsrqn,
+				   struct sroce_srq **srq)
+{
+	*srq = sroce_srq_lookup_xrc(qp->dev, xsrqn, qp->ibqp.xrcd);
+	return *srq ? to_sroce_pd((*srq)->ibsrq.pd) : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -260,15 +364,18 @@ static void sroce_resp_rq_hostile(struct sroce_qp *qp)
 static int sroce_resp_fetch_wqe(struct sroce_qp *qp,
 				struct sroce_resp_msg *msg)
 {
+	struct sroce_srq *srq = sroce_resp_srq(qp);
 	int n;
 
-	if (!qp->srq)
+	if (!srq)
 		return qp->rq.hdr ? sroce_queue_fetch_recv(&qp->rq, &msg->wqe) : 0;
 	if (msg->srq_held)
 		return 1;
-	n = sroce_srq_take(qp->srq, &msg->wqe);
-	if (n > 0 || n == -EBADMSG)
+	n = sroce_srq_take(srq, &msg->wqe);
+	if (n > 0 || n == -EBADMSG) {
 		msg->srq_held = true;
+		msg->xsrqn = srq->srqn;
+	}
 	return n;
 }
 
@@ -284,7 +391,7 @@ static enum sroce_resp_ret sroce_resp_take_wqe(struct sroce_qp *qp)
 
 	if (msg->have_wqe)
 		return SROCE_RESP_OK;
-	if (!qp->rcq)
+	if (!sroce_resp_rcq(qp))
 		return SROCE_RESP_RNR;
 	n = sroce_resp_fetch_wqe(qp, msg);
 	if (n == -EIO) {
@@ -317,13 +424,15 @@ static void sroce_resp_cqe_init(struct sroce_qp *qp, struct sroce_cqe *cqe,
 
 /*
  * Consume the RQ slot of the current WQE (or release the SRQ WQE held),
- * end the message and post @cqe
- * (IBTA 10.8.3).  Return: 0, or -ENOSPC when the CQ overflowed.
+ * end the message and post @cqe (IBTA 10.8.3); nothing to post to when
+ * the XRC SRQ of the WQE is gone.  Return: 0, or -ENOSPC when the CQ
+ * overflowed.
  */
 static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 			   bool solicited)
 {
 	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
+	struct sroce_cq *cq = sroce_resp_rcq(qp);
 
 	/* an SRQ's WQE left its ring when it was taken */
 	if (msg->srq_held)
@@ -331,7 +440,9 @@ static int sroce_resp_post(struct sroce_qp *qp, const struct sroce_cqe *cqe,
 	else
 		sroce_queue_consume(&qp->rq, 1);
 	sroce_resp_msg_end(qp);
-	return sroce_cq_post(qp->rcq, cqe, solicited) == -ENOSPC ? -ENOSPC : 0;
+	if (!cq)
+		return 0;
+	return sroce_cq_post(cq, cqe, solicited) == -ENOSPC ? -ENOSPC : 0;
 }
 
 /*
@@ -351,12 +462,17 @@ static enum sroce_resp_ret sroce_resp_done(struct sroce_qp *qp,
 static void sroce_resp_complete_err(struct sroce_qp *qp,
 				    enum ib_wc_status status)
 {
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sroce_srq *held = resp->xsrq;
 	struct sroce_cqe cqe;
 
-	if (!to_sroce_resp(qp)->msg.have_wqe)
+	if (!resp->msg.have_wqe)
 		return;
+	sroce_resp_xrc_msg(qp);
 	sroce_resp_cqe_init(qp, &cqe, status);
 	sroce_resp_post(qp, &cqe, true);
+	if (!held)
+		sroce_resp_xrc_put(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -536,14 +652,16 @@ static bool sroce_resp_write_len_ok(const struct sroce_resp *resp,
 
 /*
  * Look up @rkey, an MR's or a memory window's, and check [@va, @va +
- * @len) for @access on the QP's PD (IBTA 9.7.5.1.2, 10.6.3, 10.6.7).
+ * @len) for @access on the QP's PD, an XRC request's on its SRQ's (IBTA
+ * 9.7.5.1.2, 10.6.3, 10.6.7).
  * Return: the MR with a reference, or NULL.
  */
 static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 					u64 len, int access)
 {
-	struct sroce_mr *mr = sroce_rkey_get(qp->dev, qp->pd, sroce_qpn(qp),
-					     rkey, va, len, access);
+	struct sroce_mr *mr = sroce_rkey_get(qp->dev, sroce_resp_pd(qp),
+					     sroce_qpn(qp), rkey, va, len,
+					     access);
 
 	if (!mr)
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
@@ -594,8 +712,8 @@ static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
 
 static int sroce_resp_chunk_sge(struct sroce_qp *qp, void *buf, u32 len)
 {
-	return sroce_sge_copy(qp->dev, qp->pd, &to_sroce_resp(qp)->msg.cur, buf, len,
-			      SROCE_TO_MR);
+	return sroce_sge_copy(qp->dev, sroce_resp_pd(qp),
+			      &to_sroce_resp(qp)->msg.cur, buf, len, SROCE_TO_MR);
 }
 
 /*
@@ -609,7 +727,7 @@ static enum sroce_resp_ret sroce_resp_sge_err(struct sroce_qp *qp, int err)
 
 	if (err == -EINVAL) {
 		resp->wc_err = IB_WC_LOC_LEN_ERR;
-		sroce_counter_inc(qp->dev, qp->type == IB_QPT_RC ?
+		sroce_counter_inc(qp->dev, sroce_qpt_reliable(qp->type) ?
 				  SROCE_CNT_REMOTE_INVALID_REQ :
 				  SROCE_CNT_RX_DROP_MALFORMED);
 		return SROCE_RESP_NAK_INV;
@@ -641,7 +759,8 @@ static enum sroce_resp_ret sroce_resp_scatter(struct sroce_qp *qp,
  */
 static enum sroce_resp_ret sroce_resp_invalidate(struct sroce_qp *qp, u32 rkey)
 {
-	if (!sroce_rkey_invalidate(qp->dev, qp->pd, sroce_qpn(qp), rkey))
+	if (!sroce_rkey_invalidate(qp->dev, sroce_resp_pd(qp), sroce_qpn(qp),
+				   rkey))
 		return SROCE_RESP_OK;
 	sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 	to_sroce_resp(qp)->wc_err = IB_WC_REM_INV_REQ_ERR;
@@ -870,6 +989,7 @@ static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
 	res->va = va;
 	res->rkey = rkey;
 	res->length = len;
+	res->xsrqn = resp->xsrq ? resp->xsrq->srqn : 0;
 	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
 	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len)) {
 		res->type = SROCE_RES_FREE;
@@ -934,7 +1054,8 @@ static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
 		return SROCE_RESP_DROP;
 	}
 	err = sroce_resp_atomic_exec(mr, va,
-				     pkt->opcode == IB_OPCODE_RC_COMPARE_SWAP,
+				     sroce_rc_opcode(pkt->opcode) ==
+				     IB_OPCODE_RC_COMPARE_SWAP,
 				     be64_to_cpu(ath->swap_add),
 				     be64_to_cpu(ath->comp), &res->orig);
 	sroce_mr_put(mr);
@@ -1270,7 +1391,8 @@ static void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
 	enum sroce_resp_ret ret;
 
 	resp->nak_sent = false;
-	if (!sroce_resp_op_seq_ok(resp, pkt->mask) ||
+	if (!sroce_resp_xrc_get(qp, pkt) ||
+	    !sroce_resp_op_seq_ok(resp, pkt->mask) ||
 	    !sroce_resp_op_allowed(resp, pkt->mask)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		ret = SROCE_RESP_NAK_INV;
@@ -1278,6 +1400,7 @@ static void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
 		ret = sroce_resp_rc_execute(qp, skb, pkt, len);
 	}
 	sroce_resp_rc_error(qp, pkt, ret);
+	sroce_resp_xrc_put(qp);
 }
 
 /*
@@ -1610,7 +1733,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 		goto drop;
 	}
 	resp->wc_err = 0;
-	if (qp->type == IB_QPT_RC) {
+	if (sroce_qpt_reliable(qp->type)) {
 		if (sroce_resp_rc(qp, skb, pkt, len))
 			skb = NULL;	/* held */
 	} else if (qp->type == IB_QPT_UC) {
@@ -1667,9 +1790,11 @@ static void sroce_resp_flush_srq(struct sroce_qp *qp)
 	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 	struct sroce_cqe cqe;
 
-	if (msg->srq_held && qp->rcq) {
+	if (msg->srq_held) {
+		sroce_resp_xrc_msg(qp);
 		sroce_resp_cqe_init(qp, &cqe, IB_WC_WR_FLUSH_ERR);
 		sroce_resp_post(qp, &cqe, true);
+		sroce_resp_xrc_put(qp);
 	}
 	msg->srq_held = false;
 	sroce_qp_last_wqe_reached(qp);
@@ -1704,7 +1829,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	sroce_resp_msg_end(qp);
 	sroce_resp_out_clear(qp);
 	sroce_resp_ooo_purge(resp);
-	if (qp->srq) {
+	if (qp->srq || qp->type == IB_QPT_XRC_TGT) {
 		sroce_resp_flush_srq(qp);
 		return;
 	}

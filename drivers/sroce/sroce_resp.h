@@ -63,6 +63,8 @@ enum sroce_resp_msg_op {
  *	message has not completed: it belongs to this QP now, survives the
  *	end of a dropped message (the next message uses it) and is flushed
  *	when the QP enters the error state
+ * @xsrqn: XRC TGT QP: the number of the XRC SRQ @wqe was taken from;
+ *	its message must keep naming it
  * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
  * @cur: scatter position in @wqe's SGE list (holds an MR reference)
  * @mr: target MR of an RDMA WRITE, with a reference, kept across packets
@@ -74,6 +76,7 @@ struct sroce_resp_msg {
 	u8 op;
 	bool have_wqe;
 	bool srq_held;
+	u32 xsrqn;
 	u32 len;
 	struct sroce_sge_cursor cur;
 	struct sroce_mr *mr;
@@ -102,6 +105,8 @@ enum sroce_resp_res_type {
  * @rkey: READ: R_Key of the request
  * @length: READ: bytes requested
  * @orig: ATOMIC: original remote value returned in the AtomicAckETH
+ * @xsrqn: READ on an XRC TGT QP: the XRC SRQ the request named, whose PD
+ *	the R_Key is checked in again when the responses go out
  */
 struct sroce_resp_res {
 	u8 type;
@@ -112,6 +117,7 @@ struct sroce_resp_res {
 	u32 rkey;
 	u32 length;
 	u64 orig;
+	u32 xsrqn;
 };
 
 /**
@@ -160,6 +166,9 @@ struct sroce_resp_attr {
  *	read it after sroce_resp_run() returned true to delay the retry
  * @wc_err: receive completion status chosen by the step that failed
  * @msg: message being received
+ * @xsrq: XRC TGT QP: the XRC SRQ the request being executed names, with
+ *	a reference taken for that request only (sroce_resp.c, "XRC"); its
+ *	PD, ring and CQ stand in for the QP's.  NULL between requests
  * @res: @res_cap responder resources (RC), a ring recycled oldest first
  * @res_cap: entries of @res (max_dest_rd_atomic once allocated)
  * @res_head: next entry of @res to use
@@ -187,6 +196,7 @@ struct sroce_resp {
 	bool tx_blocked;
 	u8 wc_err;
 	struct sroce_resp_msg msg;
+	struct sroce_srq *xsrq;
 	struct sroce_resp_res *res;
 	u32 res_cap;
 	u32 res_head;
@@ -220,5 +230,7 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget);
 
 /* Request handling (sroce_resp.c), called back by the queue */
 void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
+struct sroce_pd *sroce_resp_xrc_pd(struct sroce_qp *qp, u32 xsrqn,
+				   struct sroce_srq **srq);
 
 #endif /* SROCE_RESP_H */

@@ -51,6 +51,7 @@ enum sroce_resp_out_kind {
  * @resid: bytes still to send (READ)
  * @va: next byte to send (READ)
  * @orig: original value (ATOMIC)
+ * @xsrqn: XRC TGT QP: the XRC SRQ whose PD the READ's R_Key is checked in
  */
 struct sroce_resp_out {
 	struct list_head list;
@@ -65,6 +66,7 @@ struct sroce_resp_out {
 	u32 resid;
 	u64 va;
 	u64 orig;
+	u32 xsrqn;
 };
 
 /* ------------------------------------------------------------------ */
@@ -84,6 +86,8 @@ static struct sk_buff *sroce_resp_alloc(struct sroce_qp *qp, u8 opcode,
 	u8 pad = (-payload) & 3;
 
 	sroce_dp_assert_resp_run(qp);
+	/* an XRC TGT QP answers with the XRC opcodes (IBTA 9.2, table 38) */
+	opcode |= sroce_qp_opcode_base(qp);
 	skb = sroce_net_alloc_skb(qp->dev, &resp->attr.av,
 				  sroce_opcode[opcode].length, payload, &info);
 	if (!skb)
@@ -327,6 +331,7 @@ int sroce_resp_queue_read(struct sroce_qp *qp, u16 res, u32 psn,
 	o->last_psn = sroce_psn_add(psn, sroce_resp_read_npsn(len,
 							      resp->attr.mtu) - 1);
 	o->rkey = resp->res[res].rkey;
+	o->xsrqn = resp->res[res].xsrqn;
 	o->va = va;
 	o->resid = len;
 	sroce_resp_out_add(qp, o);
@@ -375,16 +380,24 @@ static u8 sroce_resp_read_opcode(const struct sroce_resp_out *o, u32 mtu)
 /*
  * MR of the stream at the head of the queue: looked up once per stream
  * and kept with its reference; checked again for validity per packet.
+ * The PD is the QP's, or on an XRC TGT QP the one of the XRC SRQ the
+ * request named, held only for the lookup (annex A14).
  */
 static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
 					   struct sroce_resp_out *o)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_mr *mr = resp->rd_mr;
+	struct sroce_srq *srq = NULL;
+	struct sroce_pd *pd = qp->pd;
 
 	if (!mr) {
-		mr = sroce_rkey_get(qp->dev, qp->pd, sroce_qpn(qp), o->rkey,
+		if (qp->type == IB_QPT_XRC_TGT)
+			pd = sroce_resp_xrc_pd(qp, o->xsrqn, &srq);
+		mr = sroce_rkey_get(qp->dev, pd, sroce_qpn(qp), o->rkey,
 				    o->va, o->resid, IB_ACCESS_REMOTE_READ);
+		if (srq)
+			sroce_srq_put(srq);
 		if (!mr)
 			return NULL;
 		resp->rd_mr = mr;

@@ -16,9 +16,16 @@
  * modify_srq(IB_SRQ_LIMIT) arms it; when a take leaves
  * fewer WQEs on the SRQ than the limit, IB_EVENT_SRQ_LIMIT_REACHED is
  * raised once and the limit disarms (0) until armed again.
+ *
+ * XRC SRQs (IBTA vol. 1 annex A14): an SRQ of an XRC domain, with its own
+ * CQ, that no QP is attached to: every request a TGT QP of that domain
+ * receives names the SRQ in its XRCETH.  They have a number in
+ * dev->srq_xa; the responder looks it up (RCU, kref) for each request and
+ * destroy waits for those references, which last one responder run.
  */
 
 #include <linux/log2.h>
+#include <linux/xarray.h>
 #include <kunit/visibility.h>
 
 #include "sroce.h"
@@ -58,17 +65,23 @@ static void sroce_srq_event(struct sroce_srq *srq, enum ib_event_type type)
 
 /**
  * sroce_srq_check_init() - check SRQ creation attributes
- * @init: basic SRQ; max_wr up to SROCE_MAX_SRQ_WR, max_sge up to
- *	SROCE_MAX_SGE (what query_device advertises); srq_limit is ignored
- *	at creation (ibv_create_srq(3))
+ * @init: basic or XRC SRQ; max_wr up to SROCE_MAX_SRQ_WR, max_sge up to
+ *	SROCE_MAX_SGE (what query_device advertises); an XRC SRQ names its
+ *	XRC domain and CQ; srq_limit is ignored at creation
+ *	(ibv_create_srq(3), ibv_create_srq_ex(3))
  *
  * Context: any.
- * Return: 0, -EOPNOTSUPP (XRC or tag matching SRQ), -EINVAL (over a limit).
+ * Return: 0, -EOPNOTSUPP (tag matching SRQ), -EINVAL (over a limit, XRC
+ * SRQ without XRC domain or CQ).
  */
 int sroce_srq_check_init(const struct ib_srq_init_attr *init)
 {
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type == IB_SRQT_XRC) {
+		if (!init->ext.cq || !init->ext.xrc.xrcd)
+			return -EINVAL;
+	} else if (init->srq_type != IB_SRQT_BASIC) {
 		return -EOPNOTSUPP;
+	}
 	if (init->attr.max_wr > SROCE_MAX_SRQ_WR ||
 	    init->attr.max_sge > SROCE_MAX_SGE)
 		return -EINVAL;
@@ -86,6 +99,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_srq_check_init);
  * @uctx: user context mapping the ring, or NULL for a kernel SRQ
  * @resp: filled with the ring's mmap information when @uctx is set
  *
+ * An XRC SRQ also gets its number (ibsrq.ext.xrc.srq_num), reserved in
+ * dev->srq_xa; requests find it after sroce_srq_publish().
  * Context: process, may sleep.
  * Return: 0, -EINVAL, -ENOMEM.
  */
@@ -101,11 +116,24 @@ int sroce_srq_init(struct sroce_dev *dev, struct sroce_srq *srq,
 	srq->max_sge = max(init->attr.max_sge, 1U);
 	spin_lock_init(&srq->lock);
 	spin_lock_init(&srq->prod_lock);
+	kref_init(&srq->ref);
+	init_completion(&srq->done);
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = xa_alloc_cyclic(&dev->srq_xa, &srq->srqn, NULL,
+				      XA_LIMIT(1, SROCE_SRQN_MASK),
+				      &dev->next_srqn, GFP_KERNEL);
+		if (err < 0)
+			return err == -EBUSY ? -ENOMEM : err;
+		srq->ibsrq.ext.xrc.srq_num = srq->srqn;
+	}
 	err = sroce_queue_init(dev, &srq->rq, num,
 			       sizeof(struct sroce_recv_wqe), uctx,
 			       resp ? &resp->mi : NULL);
-	if (err)
+	if (err) {
+		if (srq->srqn)
+			xa_erase(&dev->srq_xa, srq->srqn);
 		return err;
+	}
 	init->attr.max_wr = num;
 	init->attr.max_sge = srq->max_sge;
 	init->attr.srq_limit = 0;
@@ -157,16 +185,87 @@ void sroce_srq_query(struct sroce_srq *srq, struct ib_srq_attr *attr)
 EXPORT_SYMBOL_IF_KUNIT(sroce_srq_query);
 
 /**
+ * sroce_srq_publish() - let XRC requests find a set-up SRQ
+ * @srq: SRQ after a successful sroce_srq_init(); nothing for a basic SRQ
+ *
+ * Context: process.
+ */
+void sroce_srq_publish(struct sroce_srq *srq)
+{
+	/* cannot fail: sroce_srq_init() reserved the slot */
+	if (srq->srqn)
+		xa_store(&srq->dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_publish);
+
+static void sroce_srq_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct sroce_srq, ref)->done);
+}
+
+/**
+ * sroce_srq_put() - drop a reference sroce_srq_lookup_xrc() took
+ * @srq: the SRQ
+ *
+ * Context: any.
+ */
+void sroce_srq_put(struct sroce_srq *srq)
+{
+	kref_put(&srq->ref, sroce_srq_release);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_put);
+
+/**
+ * sroce_srq_lookup_xrc() - the XRC SRQ an XRC request names
+ * @dev: device
+ * @srqn: XRCSRQ field of the request's XRCETH (IBTA annex A14)
+ * @xrcd: XRC domain of the TGT QP the request arrived on
+ *
+ * IBTA annex A14: a TGT QP delivers only to SRQs of its own domain.
+ * Context: any (RCU inside).
+ * Return: the SRQ with a reference (sroce_srq_put()), or NULL when no
+ * published XRC SRQ has this number in @xrcd.
+ */
+struct sroce_srq *sroce_srq_lookup_xrc(struct sroce_dev *dev, u32 srqn,
+				       const struct ib_xrcd *xrcd)
+{
+	struct sroce_srq *srq;
+
+	if (!srqn || !xrcd)
+		return NULL;
+	rcu_read_lock();
+	srq = xa_load(&dev->srq_xa, srqn & SROCE_SRQN_MASK);
+	if (srq && !kref_get_unless_zero(&srq->ref))
+		srq = NULL;
+	rcu_read_unlock();
+	if (srq && srq->ibsrq.ext.xrc.xrcd != xrcd) {
+		sroce_srq_put(srq);
+		srq = NULL;
+	}
+	return srq;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_srq_lookup_xrc);
+
+/**
  * sroce_srq_destroy() - release an SRQ's ring
  * @srq: SRQ no QP is attached to any more (the core refuses to destroy an
  *	SRQ still in use with -EBUSY, and a QP's destroy waits for its
- *	responder, so nothing takes from the ring now)
+ *	responder, so nothing takes from the ring now).  An XRC SRQ is
+ *	unpublished first, then destroy waits for the responders that
+ *	looked it up: each holds it for one request (bounded, never across
+ *	packets)
  *
  * WQEs still posted are dropped without completions (IBTA 10.2.9).
- * Context: process.
+ * Context: process, sleeps (XRC: RCU grace period).
  */
 void sroce_srq_destroy(struct sroce_srq *srq)
 {
+	if (srq->srqn) {
+		xa_erase(&srq->dev->srq_xa, srq->srqn);
+		synchronize_rcu_expedited();
+		sroce_srq_put(srq);
+		wait_for_completion(&srq->done);
+	}
 	sroce_queue_cleanup(&srq->rq);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_srq_destroy);

@@ -5,6 +5,8 @@
 #ifndef SROCE_SRQ_H
 #define SROCE_SRQ_H
 
+#include <linux/completion.h>
+#include <linux/kref.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/sroce-abi.h>
@@ -28,6 +30,12 @@ struct sroce_dev;
  * @broken: the provider wrote a hostile producer index; IB_EVENT_SRQ_ERR
  *	was raised and no WQE is taken any more
  * @is_user: ring mapped by a user context
+ * @srqn: XRC SRQs: the number XRC requests name it by (IBTA annex A14), its
+ *	index in dev->srq_xa, also in ibsrq.ext.xrc.srq_num; 0 for a basic
+ *	SRQ
+ * @ref: XRC SRQs: the base reference and one per responder that uses the
+ *	SRQ for a request (sroce_srq_lookup_xrc()); destroy waits for them
+ * @done: completed when @ref drops to zero
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
@@ -39,6 +47,9 @@ struct sroce_srq {
 	u32 limit;
 	bool broken;
 	bool is_user;
+	u32 srqn;
+	struct kref ref;
+	struct completion done;
 };
 
 static inline struct sroce_srq *to_sroce_srq(struct ib_srq *srq)
@@ -54,7 +65,11 @@ int sroce_srq_init(struct sroce_dev *dev, struct sroce_srq *srq,
 int sroce_srq_modify(struct sroce_srq *srq, const struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask);
 void sroce_srq_query(struct sroce_srq *srq, struct ib_srq_attr *attr);
+void sroce_srq_publish(struct sroce_srq *srq);
 void sroce_srq_destroy(struct sroce_srq *srq);
+struct sroce_srq *sroce_srq_lookup_xrc(struct sroce_dev *dev, u32 srqn,
+				       const struct ib_xrcd *xrcd);
+void sroce_srq_put(struct sroce_srq *srq);
 int sroce_srq_take(struct sroce_srq *srq, struct sroce_recv_wqe *wqe);
 
 #endif /* SROCE_SRQ_H */

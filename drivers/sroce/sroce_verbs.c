@@ -6,8 +6,8 @@
  *
  * Errors follow what rdma-core documents for the verbs: EINVAL for bad
  * attributes or masks, ENOMEM for exhausted resources or full rings,
- * EOPNOTSUPP for features we do not offer (XRC, resize_cq, alternate
- * paths), EFAULT when a udata copy fails.
+ * EOPNOTSUPP for features we do not offer (tag matching SRQs, alternate
+ * paths, creation flags), EFAULT when a udata copy fails.
  *
  * Driver data exchanged with the provider (sroce-abi.h): every create verb
  * of a user object answers with its response struct; no verb takes driver
@@ -35,6 +35,7 @@
 				 IB_DEVICE_MEM_MGT_EXTENSIONS | \
 				 IB_DEVICE_MEM_WINDOW | \
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B | \
+				 IB_DEVICE_XRC | \
 				 SROCE_DEVICE_ATOMIC_WRITE)
 
 /* ------------------------------------------------------------------ */
@@ -82,6 +83,7 @@ static const u32 sroce_res_cap[SROCE_NUM_RES] = {
 	[SROCE_RES_MR] = SROCE_MAX_MR,
 	[SROCE_RES_AH] = SROCE_MAX_AH,
 	[SROCE_RES_SRQ] = SROCE_MAX_SRQ,
+	[SROCE_RES_XRCD] = SROCE_MAX_XRCD,
 };
 
 /**
@@ -386,6 +388,39 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	sroce_res_put(to_sroce_dev(ibpd->device), SROCE_RES_PD);
+	return 0;
+}
+
+/**
+ * sroce_alloc_xrcd() - allocate an XRC domain (ib_device_ops.alloc_xrcd)
+ * @ibxrcd: XRC domain the core allocated (ibv_open_xrcd(3); the core
+ *	shares it between processes that open the same file)
+ * @udata: user data; we answer nothing
+ *
+ * Context: process.
+ * Return: 0, -EINVAL for unknown driver input, -ENOMEM (max_xrcd reached).
+ */
+int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	int err;
+
+	err = sroce_udata_in_ok(udata);
+	if (err)
+		return err;
+	return sroce_res_get(to_sroce_dev(ibxrcd->device), SROCE_RES_XRCD);
+}
+
+/**
+ * sroce_dealloc_xrcd() - free an XRC domain (ib_device_ops.dealloc_xrcd)
+ * @ibxrcd: XRC domain; the core guarantees no SRQ or QP uses it any more
+ * @udata: user data
+ *
+ * Context: process.
+ * Return: 0.
+ */
+int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	sroce_res_put(to_sroce_dev(ibxrcd->device), SROCE_RES_XRCD);
 	return 0;
 }
 
@@ -849,32 +884,53 @@ err:
 /* Queue pairs                                                         */
 /* ------------------------------------------------------------------ */
 
-static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
+/*
+ * The QP type and what it must come with.  XRC (IBTA vol. 1 annex A14): a
+ * send (INI) QP has a send CQ only, and only userspace can name the remote
+ * SRQ of its work requests (struct ib_send_wr has no field for it); a
+ * receive (TGT) QP has an XRC domain and nothing else: the core creates
+ * it without udata, for the process that asked, and shares it.
+ */
+static int sroce_check_qp_type(const struct ib_qp_init_attr *init,
 			       struct ib_udata *udata)
 {
-	const struct ib_qp_cap *cap = &init->cap;
+	bool cqs = init->send_cq && init->recv_cq;
 
-	if (init->create_flags)
-		return -EOPNOTSUPP;
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_GSI:
-		if (udata)
+		/* IBTA 10.2.9: RC, UC and UD QPs may take receives from an SRQ */
+		if (udata || init->srq)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_XRC_INI:
+		if (!udata)
+			return -EOPNOTSUPP;
+		return init->send_cq && !init->srq && !init->xrcd ? 0 : -EINVAL;
+	case IB_QPT_XRC_TGT:
+		return init->xrcd && !init->srq ? 0 : -EINVAL;
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->xrcd || init->rwq_ind_tbl)
+	if (init->xrcd)
 		return -EOPNOTSUPP;
-	/* IBTA 10.2.9: RC, UC and UD QPs may take receives from an SRQ */
-	if (init->srq && init->qp_type == IB_QPT_GSI)
+	return cqs ? 0 : -EINVAL;
+}
+
+static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
+{
+	const struct ib_qp_cap *cap = &init->cap;
+	int err;
+
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
-		return -EINVAL;
+	err = sroce_check_qp_type(init, udata);
+	if (err)
+		return err;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
@@ -890,9 +946,9 @@ static int sroce_check_qp_init(const struct ib_qp_init_attr *init,
 /**
  * sroce_create_qp() - create a queue pair (ib_device_ops.create_qp)
  * @ibqp: QP the core allocated
- * @init: RC, UC, UD or GSI; RC, UC or UD with an SRQ or not; no XRC or
- *	creation flags; capacities up to the device limits.  @init->cap is
- *	updated with the real capacities.
+ * @init: RC, UC, UD or GSI; RC, UC or UD with an SRQ or not; XRC INI (user
+ *	only) or TGT; no creation flags; capacities up to the device limits.
+ *	@init->cap is updated with the real capacities.
  * @udata: user QPs are answered with struct sroce_create_qp_resp (rings)
  *
  * Context: process.
@@ -1220,7 +1276,8 @@ int sroce_post_send_wrs(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool posted = false;
 	int err = 0;
 
-	if (!sroce_qp_state_can(state, SROCE_QPS_POST_SEND) ||
+	/* an XRC TGT QP has no send queue */
+	if (!sroce_qp_state_can(state, SROCE_QPS_POST_SEND) || !qp->sq.num ||
 	    (qp->is_user && wr)) {
 		*bad_wr = wr;
 		return -EINVAL;
@@ -1316,7 +1373,8 @@ int sroce_post_recv_wrs(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->is_user || qp->srq ||
+	/* no receive queue: an SRQ's QP, XRC QPs */
+	if (qp->is_user || !qp->rq.num ||
 	    !sroce_qp_state_can(state, SROCE_QPS_POST_RECV)) {
 		*bad_wr = wr;
 		return -EINVAL;
@@ -1346,15 +1404,15 @@ int sroce_post_recv_wrs(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
  * sroce_create_srq() - create a shared receive queue
  *	(ib_device_ops.create_srq)
  * @ibsrq: SRQ the core allocated
- * @init: basic SRQ, max_wr up to max_srq_wr, max_sge up to max_srq_sge
- *	(query_device); updated with the real capacities
- *	(sroce_srq_init())
+ * @init: basic or XRC SRQ (an XRC SRQ with its XRC domain and CQ),
+ *	max_wr up to max_srq_wr, max_sge up to max_srq_sge (query_device);
+ *	updated with the real capacities (sroce_srq_init())
  * @udata: user SRQs are answered with struct sroce_create_srq_resp (the
  *	ring the provider posts to without entering the kernel)
  *
  * Context: process.
- * Return: 0, -EOPNOTSUPP (not a basic SRQ), -EINVAL (over a limit, no room
- * for the response), -ENOMEM (also: max_srq reached), -EFAULT.
+ * Return: 0, -EOPNOTSUPP (tag matching SRQ), -EINVAL (over a limit, XRC SRQ
+ * without XRC domain or CQ, no room for the response), -ENOMEM (also: max_srq reached), -EFAULT.
  */
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
@@ -1385,6 +1443,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto err_put;
 		}
 	}
+	sroce_srq_publish(srq);
 	return 0;
 
 err_put:

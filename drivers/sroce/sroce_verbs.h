@@ -69,6 +69,19 @@ int sroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/**
+ * struct sroce_xrcd - XRC domain (IBTA vol. 1 annex A14): groups the XRC
+ *	SRQs and TGT QPs that may deliver to each other; all it needs is
+ *	its identity (the core keeps its TGT QPs and sharing)
+ * @ibxrcd: core XRC domain
+ */
+struct sroce_xrcd {
+	struct ib_xrcd ibxrcd;
+};
+
+int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata);
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);

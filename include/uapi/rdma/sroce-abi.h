@@ -139,7 +139,7 @@ struct sroce_sge {
  *	IBV_WR_LOCAL_INV)
  * @xrc_remote_srqn: XRC send (INI) QPs: the number of the XRC SRQ at the
  *	target that receives the message (ibv_send_wr.qp_type.xrc.remote_srqn,
- *	24 bits), carried in every request packet's XRCETH (IBTA 9.3.8);
+ *	24 bits), carried in every request packet's XRCETH (IBTA annex A14);
  *	zero and ignored on other QP types (it was padding)
  * @rdma: remote address and rkey for RDMA WRITE/READ and ATOMIC WRITE
  * @atomic: remote address, rkey and operands for atomics
@@ -423,7 +423,7 @@ struct sroce_resize_cq_resp {
  *	has no send queue)
  * @rq_mi: the receive queue ring (size 0 when the QP uses an SRQ, and for
  *	XRC QPs: an INI QP receives nothing, a TGT QP's receives come from
- *	the XRC SRQ each request names, IBTA 9.3.8)
+ *	the XRC SRQ each request names, IBTA annex A14)
  */
 struct sroce_create_qp_resp {
 	struct sroce_mmap_info sq_mi;
