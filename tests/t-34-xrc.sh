@@ -1,5 +1,5 @@
 #!/bin/bash
-# t-34-xrc: XRC (IBTA 10.2.8 XRC domains and SRQs, 9.3.8 XRCETH) between
+# t-34-xrc: XRC (IBTA annex A14: XRC domains and SRQs, XRCETH) between
 # sroce0 (netns A) and sroce1 (netns B).  The devices say IBV_DEVICE_XRC;
 # tests/bin/xrc_verbs (tests/src/xrc_verbs.c) moves every opcode an XRC
 # send QP takes through ibv_post_send and through the ibv_wr_* API, bytes

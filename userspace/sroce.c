@@ -32,7 +32,7 @@
  * request (IBV_WR_BIND_MW, which ibv_bind_mw() posts for a type 1 window)
  * that the kernel executes in queue order, as it does IBV_WR_LOCAL_INV.
  *
- * XRC (IBTA 10.2.8, 9.3.8): XRC domains (ibv_open_xrcd), XRC SRQs
+ * XRC (IBTA annex A14): XRC domains (ibv_open_xrcd), XRC SRQs
  * (ibv_create_srq_ex: the basic SRQ's ring, plus the number
  * ibv_get_srq_num() returns), XRC send (INI) QPs, whose send queue is
  * an RC one writing the target SRQ's number into every WQE, and XRC
@@ -65,7 +65,7 @@
 
 #define SROCE_PROVIDER_NAME	"sroce"
 
-/* XRC SRQ numbers are 24 bits on the wire (XRCETH, IBTA 9.3.8). */
+/* XRC SRQ numbers are 24 bits on the wire (XRCETH, IBTA annex A14). */
 #define SROCE_XRC_SRQN_MAX	0xffffffU
 
 /* Upper bound on slots of one ring; the kernel's limits are far lower. */
@@ -431,7 +431,7 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 
 /*
  * ibv_open_xrcd(3): a new XRC domain, or the one of the inode @attr->fd
- * names, shared with the processes that opened it too (IBTA 10.2.8; the
+ * names, shared with the processes that opened it too (IBTA annex A14; the
  * kernel keeps the inode table).  ibv_cmd_open_xrcd() refuses a comp_mask
  * without IBV_XRCD_INIT_ATTR_FD and _OFLAGS (EINVAL) or with an unknown
  * bit (EOPNOTSUPP); the kernel an inode without a domain and no O_CREAT,
@@ -1081,7 +1081,7 @@ static int sroce_check_srq_init_attr_ex(struct ibv_context *ibctx,
 }
 
 /*
- * ibv_create_srq_ex(3): a basic SRQ, or an XRC SRQ (IBTA 10.2.9.1): the
+ * ibv_create_srq_ex(3): a basic SRQ, or an XRC SRQ (IBTA annex A14): the
  * same ring; the kernel's answer holds its number, which
  * ibv_get_srq_num() returns and INI QPs name in every request.
  */

@@ -104,7 +104,7 @@ struct sroce_wr_batch {
 /*
  * A QP.  @sq.hdr is NULL when the QP has no send queue (an XRC receive QP,
  * or a QP ibv_open_qp() opened), @has_rq false when it has no receive
- * queue of its own (an SRQ, or XRC: IBTA 9.3.8).
+ * queue of its own (an SRQ, or XRC: IBTA annex A14).
  */
 struct sroce_qp {
 	struct verbs_qp vqp;

@@ -97,7 +97,7 @@ static int sroce_send_ops_to_opcodes(enum ibv_qp_type type,
 /*
  * Returns 0 or the errno ibv_create_qp_ex() fails @attr with.  An XRC
  * receive (TGT) QP lives in an XRC domain of this context, with no PD and
- * no CQ (IBTA 10.2.8: it takes its receives from the XRC SRQ each request
+ * no CQ (IBTA annex A14: it takes its receives from the XRC SRQ each request
  * names); every other QP needs a PD of this context (EINVAL).
  */
 static int sroce_check_qp_init_attr_ex(struct ibv_context *ibctx,

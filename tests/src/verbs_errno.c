@@ -2753,7 +2753,7 @@ static int mw_alloc(struct t *t, const struct tcase *c)
 }
 
 /* ------------------------------------------------------------------ */
-/* XRC (IBTA 10.2.8 domains, 9.3.8 XRCETH)                              */
+/* XRC (IBTA annex A14: domains, XRC SRQs, INI/TGT QPs, XRCETH)       */
 /* ------------------------------------------------------------------ */
 
 /* What an XRC case does (its tcase @value). */
@@ -3316,15 +3316,15 @@ static const struct tcase cases[] = {
 	{ .name = "create_qp_ex/xrc-send-bind-mw", .run = xrc_case, .value = XRC_INI_BIND_MW,
 	  .expect = X(EOPNOTSUPP), .src = "IBTA 10.6.7.2: windows are bound through RC/UC QPs" },
 	{ .name = "post_recv/xrc-send-qp", .run = xrc_case, .value = XRC_INI_POST_RECV,
-	  .expect = X(EINVAL), .src = "IBTA 9.3.8: an XRC send QP has no receive queue; EINVAL as for bad WRs" },
+	  .expect = X(EINVAL), .src = "IBTA annex A14: an XRC send QP has no receive queue; EINVAL as for bad WRs" },
 	{ .name = "post_recv/xrc-recv-qp", .run = xrc_case, .value = XRC_TGT_POST_RECV,
-	  .expect = X(EINVAL), .src = "IBTA 10.2.9.1: an XRC receive QP takes its WQEs from XRC SRQs" },
+	  .expect = X(EINVAL), .src = "IBTA annex A14: an XRC receive QP takes its WQEs from XRC SRQs" },
 	{ .name = "post_send/xrc-recv-qp-in-rtr", .run = xrc_case, .value = XRC_TGT_POST_SEND,
-	  .expect = X(EINVAL), .src = "IBTA 10.2.8: an XRC receive QP has no send queue" },
+	  .expect = X(EINVAL), .src = "IBTA annex A14: an XRC receive QP has no send queue" },
 	{ .name = "post_send/xrc-bind-mw-and-atomic-write", .run = xrc_case, .value = XRC_INI_BAD_OPCODE,
 	  .expect = X(EINVAL), .src = "man ibv_post_send(3) opcode table: XRC takes RC's but bind and ATOMIC WRITE" },
 	{ .name = "post_send/xrc-srqn-above-24-bits", .run = xrc_case, .value = XRC_INI_SRQN_25_BITS,
-	  .expect = X(EINVAL), .src = "IBTA 9.3.8: XRCETH carries a 24-bit SRQ number; sroce refuses a wider one" },
+	  .expect = X(EINVAL), .src = "IBTA annex A14: XRCETH carries a 24-bit SRQ number; sroce refuses a wider one" },
 	{ .name = "open_xrcd/without-fd-in-comp_mask", .run = xrc_case, .value = XRC_XRCD_NO_FD,
 	  .expect = X(EINVAL), .src = "man ibv_open_xrcd(3): fd and oflags are required; libibverbs EINVAL" },
 	{ .name = "open_xrcd/no-domain-without-O_CREAT", .run = xrc_case, .value = XRC_XRCD_NO_CREAT,
@@ -3338,13 +3338,13 @@ static const struct tcase cases[] = {
 	{ .name = "open_qp/rc-type", .run = xrc_case, .value = XRC_OPEN_RC_TYPE,
 	  .expect = X(EINVAL), .src = "man ibv_open_qp(3): only XRC receive QPs are opened; ib_core ib_open_qp" },
 	{ .name = "xrc/send-to-unknown-srq-number", .run = xrc_case, .value = XRC_NAK_NO_SRQ,
-	  .expect = X(0), .src = "IBTA 9.7.5.2.4, 10.2.9.1: no such XRC SRQ: invalid request NAK, "
+	  .expect = X(0), .src = "IBTA 9.7.5.2.4, annex A14: no such XRC SRQ: invalid request NAK, "
 				 "IBV_WC_REM_INV_REQ_ERR, INI QP to ERR" },
 	{ .name = "xrc/send-to-srq-of-another-domain", .run = xrc_case, .value = XRC_NAK_OTHER_XRCD,
-	  .expect = X(0), .src = "IBTA 10.2.8: an SRQ outside the TGT QP's domain is not reachable: "
+	  .expect = X(0), .src = "IBTA annex A14: an SRQ outside the TGT QP's domain is not reachable: "
 				 "invalid request NAK, IBV_WC_REM_INV_REQ_ERR" },
 	{ .name = "xrc/send-to-own-domain", .run = xrc_case, .value = XRC_GOOD_SEND, .expect = X(0),
-	  .src = "IBTA 10.2.9.1: the named SRQ takes the message; wc.qp_num is the TGT QP" },
+	  .src = "IBTA annex A14: the named SRQ takes the message; wc.qp_num is the TGT QP" },
 
 	/* ---- ibv_create_ah ---- */
 	{ .name = "create_ah/empty-sgid_index", .run = ah_empty_gid, .expect = X(ENODATA),

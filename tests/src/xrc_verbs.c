@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xrc_verbs: XRC (IBTA 10.2.8 XRC domains, 9.3.8 XRCETH) end to end between
+ * xrc_verbs: XRC (IBTA annex A14: XRC domains, SRQs, XRCETH) end to end between
  * two devices.  Each side opens an XRC domain from a file, creates two XRC
  * SRQs in it (each completing into a CQ of its own), XRC receive (TGT) QPs
  * and XRC send (INI) QPs connected to the peer's TGT QPs.  An INI QP names
@@ -190,7 +190,7 @@ static struct ibv_ah_attr av_to(const struct side *s, const struct side *peer)
 
 /*
  * Connects @s's INI QP @i to @peer's TGT QP @i: the INI QP to RTS (the
- * RC requester attributes, IBTA 11.2.4.2 table for XRC INI), the TGT QP to
+ * RC requester attributes, ib_core's table for XRC INI), the TGT QP to
  * RTS (RTR with the responder attributes; RTS with its own timeout/PSN).
  */
 static void connect_pair(struct side *s, struct side *peer, int i)
@@ -298,7 +298,7 @@ static void side_close(struct side *s)
 
 /*
  * One completion on @cq: @wr_id, success, @op, and for receives @len and
- * the TGT QP @qpn (IBTA 11.4.2.1: an XRC SRQ's completion names the QP
+ * the TGT QP @qpn (IBTA annex A14: an XRC SRQ's completion names the QP
  * the message came through), with the immediate @imm when @flags says so.
  */
 static int expect_wc(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_opcode op,
