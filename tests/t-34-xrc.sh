@@ -8,7 +8,8 @@
 # (ibv_open_qp); ibv_xsrq_pingpong runs with one client and with two
 # client processes sharing one XRC domain (the server reaches each
 # client's SRQ through either client's TGT QP); perftest's XRC connection
-# type for send, write, read and atomic bandwidth and latency.
+# type for send, write, read and atomic bandwidth and latency; XRC traffic
+# killed mid-run frees everything, and the devices then go.
 #
 # perftest 4.5 posts through ibv_post_send only on sroce: it uses the
 # ibv_wr_* API on mlx5 and EFA devices alone (xrc_verbs covers that API).
@@ -98,4 +99,43 @@ for prog in ib_send_lat ib_write_lat ib_read_lat; do
 	run_pair "t-34/$prog-xrc-s2" "${ss[@]}" "$prog" -c XRC -s 2 -n 200
 done
 run_pair t-34/ib_send_lat-xrc-s8192 "${ss[@]}" ib_send_lat -c XRC -s 8192 -n 200
+# Teardown: XRC traffic killed mid-run (SIGKILL: the kernel frees the
+# domains, XRC SRQs, TGT and INI QPs of dead processes, the TGT QPs with
+# requests in flight), every resource count back to what it was before,
+# then both devices deleted within 30 s.
+xrc_killed() {
+	local name=t-34/teardown-killed-mid-traffic port=$PERF_PORT ga gb i before after d
+	PERF_PORT=$((PERF_PORT + 1))
+	ga=$(gid_index sroce0 "$A_IP4") && gb=$(gid_index sroce1 "$B_IP4") || { fail "$name" "no GID"; return 1; }
+	before=$(rdma_res_counts sroce0 sroce1)
+	in_ns B ib_send_bw -d sroce1 -x "$gb" -F -c XRC -p "$port" -D 20 -s 4096 \
+		>"$LOG_DIR/t-34-kill.server.log" 2>&1 &
+	for ((i = 0; i < 100; i++)); do tcp_listening B "$port" && break; sleep 0.1; done
+	in_ns A ib_send_bw -d sroce0 -x "$ga" -F -c XRC -p "$port" -D 20 -s 4096 "$B_IP4" \
+		>"$LOG_DIR/t-34-kill.client.log" 2>&1 &
+	# connected: both printed the peer's address; then let traffic run
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'remote address' "$LOG_DIR/t-34-kill.client.log" && break
+		sleep 0.1
+	done
+	sleep 2
+	kill_perf
+	for ((i = 0; i < 100; i++)); do
+		after=$(rdma_res_counts sroce0 sroce1)
+		[[ $after == "$before" ]] && break
+		sleep 0.1
+	done
+	if [[ $after != "$before" ]]; then
+		fail "$name" "resources before: $before; 10 s after the kill: $after"
+		return 1
+	fi
+	for d in sroce0 sroce1; do
+		if ! bounded 30 "$RDMA" link delete "$d" >/dev/null || ! wait_gone "$d" 5; then
+			fail "$name" "rdma link delete $d did not finish within 30 s"
+			return 1
+		fi
+	done
+	pass "$name" "resources freed, devices deleted"
+}
+xrc_killed
 dmesg_clean t-34/dmesg

@@ -2781,6 +2781,7 @@ enum xrc_mode {
 	XRC_NAK_NO_SRQ,		/* a send to an SRQ number nobody has */
 	XRC_NAK_OTHER_XRCD,	/* a send to an SRQ of another domain */
 	XRC_GOOD_SEND,		/* INI -> TGT -> SRQ: bytes, wc.qp_num */
+	XRC_WRITE_OTHER_PD,	/* RDMA WRITE to an MR outside the SRQ's PD */
 };
 
 /*
@@ -3034,6 +3035,49 @@ static void xrc_good_send(struct t *t, struct xrc_env *e)
 		whyf(t, "the received bytes differ");
 }
 
+/*
+ * An RDMA WRITE whose rkey is an MR of another PD than the one of the SRQ
+ * the request names: the target checks memory in the SRQ's PD (an XRC
+ * receive QP has none), so it answers with a remote access NAK; the bytes
+ * stay.
+ */
+static void xrc_write_other_pd(struct t *t, struct xrc_env *e)
+{
+	struct ibv_pd *pd2 = ibv_alloc_pd(t->ctx1);
+	struct ibv_mr *mr2 = pd2 ? ibv_reg_mr(pd2, t->buf1 + 8192, 4096,
+					      IBV_ACCESS_LOCAL_WRITE |
+					      IBV_ACCESS_REMOTE_WRITE) : NULL;
+	struct ibv_sge s = sge_of(t, 0, 64);
+	struct ibv_send_wr wr = {
+		.wr_id = 800, .sg_list = &s, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED, .qp_type.xrc.remote_srqn = e->srqn,
+	}, *bad;
+	int rc;
+
+	if (!mr2) {
+		whyf(t, "a second PD and MR on the peer: %s", strerror(errno));
+		goto out;
+	}
+	fill(t->buf, 64, 91);
+	memset(t->buf1 + 8192, 0x5a, 64);
+	wr.wr.rdma.remote_addr = (uintptr_t)t->buf1 + 8192;
+	wr.wr.rdma.rkey = mr2->rkey;
+	rc = rc_errno(ibv_post_send(e->ini, &wr, &bad));
+	if (rc) {
+		whyf(t, "ibv_post_send: %s", errname(rc));
+		goto out;
+	}
+	expect_status(t, e->cq, 800, IBV_WC_REM_ACCESS_ERR, 5000, "the RDMA WRITE");
+	if (t->buf1[8192] != 0x5a || memcmp(t->buf1 + 8192, t->buf1 + 8193, 63))
+		whyf(t, "the MR of the other PD was written");
+	snprintf(t->detail, sizeof(t->detail), "IBV_WC_REM_ACCESS_ERR, bytes unchanged");
+out:
+	if (mr2)
+		ibv_dereg_mr(mr2);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+}
+
 static int xrc_case(struct t *t, const struct tcase *c)
 {
 	enum xrc_mode m = (enum xrc_mode)c->value;
@@ -3175,6 +3219,10 @@ static int xrc_case(struct t *t, const struct tcase *c)
 	case XRC_GOOD_SEND:
 		if (!(rc = xrc_connect(t, &e)))
 			xrc_good_send(t, &e);
+		break;
+	case XRC_WRITE_OTHER_PD:
+		if (!(rc = xrc_connect(t, &e)))
+			xrc_write_other_pd(t, &e);
 		break;
 	}
 out:
@@ -3343,6 +3391,9 @@ static const struct tcase cases[] = {
 	{ .name = "xrc/send-to-srq-of-another-domain", .run = xrc_case, .value = XRC_NAK_OTHER_XRCD,
 	  .expect = X(0), .src = "IBTA annex A14: an SRQ outside the TGT QP's domain is not reachable: "
 				 "invalid request NAK, IBV_WC_REM_INV_REQ_ERR" },
+	{ .name = "xrc/rdma-write-to-mr-outside-the-srq-pd", .run = xrc_case, .value = XRC_WRITE_OTHER_PD,
+	  .expect = X(0), .src = "IBTA annex A14: an XRC receive QP checks memory in the named SRQ's PD; "
+				 "IBTA 9.7.5.2.5 remote access NAK, IBV_WC_REM_ACCESS_ERR" },
 	{ .name = "xrc/send-to-own-domain", .run = xrc_case, .value = XRC_GOOD_SEND, .expect = X(0),
 	  .src = "IBTA annex A14: the named SRQ takes the message; wc.qp_num is the TGT QP" },
 

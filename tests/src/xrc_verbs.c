@@ -14,7 +14,8 @@
  * an SRQ WQE), RDMA READ, fetch-and-add and compare-and-swap (the MR is
  * checked against the named SRQ's PD), the reverse direction, two INI QPs
  * feeding one SRQ through two TGT QPs, one batch of the ibv_wr_* API
- * (ibv_wr_set_xrc_srqn) with every opcode, and a domain shared by a second
+ * (ibv_wr_set_xrc_srqn) with every opcode, the SRQ limit event of an XRC
+ * SRQ (ibv_modify_srq), and a domain shared by a second
  * device context (another uverbs file, as a second process has): it opens
  * the domain through the same file, creates an SRQ there that the peer
  * reaches through the first context's TGT QP, and opens that TGT QP
@@ -30,6 +31,7 @@
 #include "rdma_common.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 
 #define NTGT		3		/* TGT QPs per side: 0, 1 legacy INI; 2 ex */
@@ -765,6 +767,65 @@ out:
 	result("shared-domain/second-context", "its SRQ reached through the first's TGT QP; ibv_open_qp, query, destroy");
 }
 
+/*
+ * ibv_query_srq/ibv_modify_srq on an XRC SRQ, as on a basic one: armed
+ * with a limit of 6 over 8 WQEs, three messages through the TGT QP take it
+ * below: one IBV_EVENT_SRQ_LIMIT_REACHED for that SRQ (IBTA 10.2.9.3,
+ * 11.6.3.3), and the limit reads 0 again (disarmed).
+ */
+static void run_srq_limit(void)
+{
+	struct pollfd pfd = { .fd = b.d.ctx->async_fd, .events = POLLIN };
+	struct ibv_srq_attr sa = { .srq_limit = 6 };
+	struct ibv_async_event ev;
+	uint64_t end;
+	int i, fl, err, got = 0, left;
+
+	err = ibv_query_srq(b.srq[0], &sa);
+	if (err || sa.max_wr < SRQ_DEPTH || sa.srq_limit)
+		whyf("ibv_query_srq: %s, max_wr %u limit %u", strerror(err), sa.max_wr,
+		     sa.srq_limit);
+	for (i = 0; i < 8 && !why[0]; i++)
+		srq_post(&b, 0, 0);
+	sa.srq_limit = 6;
+	if (!why[0] && (err = ibv_modify_srq(b.srq[0], &sa, IBV_SRQ_LIMIT)) != 0)
+		whyf("ibv_modify_srq(IBV_SRQ_LIMIT 6): %s", strerror(err));
+	for (i = 0; i < 3 && !why[0]; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)(a.buf + SEND_OFF), .length = 100,
+				       .lkey = a.mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = a.next_id++, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+			.qp_type.xrc.remote_srqn = b.srqn[0],
+		};
+
+		if (!post(&a, 0, &wr, "send"))
+			expect_wc(a.scq, wr.wr_id, IBV_WC_SEND, 0, 0, 0, 0, "send");
+	}
+	fl = fcntl(pfd.fd, F_GETFL);
+	fcntl(pfd.fd, F_SETFL, fl | O_NONBLOCK);
+	for (end = now_ms() + 2000; !why[0] && now_ms() < end && !got;) {
+		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(b.d.ctx, &ev))
+			continue;
+		if (ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED && ev.element.srq == b.srq[0])
+			got++;
+		ibv_ack_async_event(&ev);
+	}
+	fcntl(pfd.fd, F_SETFL, fl);
+	if (!why[0] && !got)
+		whyf("no IBV_EVENT_SRQ_LIMIT_REACHED for the XRC SRQ within 2 s");
+	if (!why[0] && (err = ibv_query_srq(b.srq[0], &sa)) == 0 && sa.srq_limit)
+		whyf("the limit reads %u after the event, want 0 (disarmed)", sa.srq_limit);
+	/* take the three receives, leave five posted */
+	for (left = 3; left && !why[0]; left--) {
+		struct ibv_wc wc;
+
+		if (cq_wait(b.rcq[0], &wc, 5000) <= 0 || wc.status != IBV_WC_SUCCESS)
+			whyf("receive: %s", wc_str(&wc));
+	}
+	result("srq-limit-event", "query, modify IBV_SRQ_LIMIT, IBV_EVENT_SRQ_LIMIT_REACHED, disarmed");
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *dev2 = NULL;
@@ -810,6 +871,7 @@ int main(int argc, char **argv)
 	run_reverse();
 	run_two_to_one();
 	run_wr_api();
+	run_srq_limit();
 	run_shared_domain();
 
 	side_close(&a);
