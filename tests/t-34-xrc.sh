@@ -8,8 +8,10 @@
 # (ibv_open_qp); ibv_xsrq_pingpong runs with one client and with two
 # client processes sharing one XRC domain (the server reaches each
 # client's SRQ through either client's TGT QP); perftest's XRC connection
-# type for send, write, read and atomic bandwidth and latency; XRC traffic
-# killed mid-run frees everything, and the devices then go.
+# type for send, write, read and atomic bandwidth and latency; xrc_verbs
+# and perftest again under packet loss, and under reordering and
+# duplication (netem); XRC traffic killed mid-run frees everything, and the
+# devices then go.
 #
 # perftest 4.5 posts through ibv_post_send only on sroce: it uses the
 # ibv_wr_* API on mlx5 and EFA devices alone (xrc_verbs covers that API).
@@ -99,6 +101,35 @@ for prog in ib_send_lat ib_write_lat ib_read_lat; do
 	run_pair "t-34/$prog-xrc-s2" "${ss[@]}" "$prog" -c XRC -s 2 -n 200
 done
 run_pair t-34/ib_send_lat-xrc-s8192 "${ss[@]}" ib_send_lat -c XRC -s 8192 -n 200
+# Recovery: xrc_verbs again (every byte checked) and ib_read_bw -c XRC with
+# the RoCE packets (UDP 4791) leaving both veth ends lost (3 %), or delayed,
+# reordered and duplicated, through netem as t-85 does for RC: resent
+# requests carry their XRCETH, duplicates are answered from the SRQ they
+# name, READ and atomic responses are replayed.
+impair() {
+	local ns=$1 dev=$2
+	shift 2
+	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: prio bands 3 &&
+	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
+	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
+}
+for imp in loss reorder-dup; do
+	case $imp in
+	loss) netem=(loss 3%) ;;
+	reorder-dup) netem=(delay 1ms 2ms reorder 25% 50% duplicate 5%) ;;
+	esac
+	if ! out=$(impair A vethA "${netem[@]}" 2>&1 && impair B vethB "${netem[@]}" 2>&1); then
+		fail "t-34/$imp/netem" "$out"
+		continue
+	fi
+	run_cases "t-34/$imp/verbs" 240 bin/xrc_verbs -d sroce0 -g "$ga" -D sroce1 -G "$gb"
+	run_pair "t-34/$imp/ib_read_bw-xrc-s65536" "${ss[@]}" ib_read_bw -c XRC -s 65536 -n 100
+	run_pair "t-34/$imp/ib_atomic_bw-xrc" "${ss[@]}" ib_atomic_bw -c XRC -n 200
+	in_ns A tc qdisc del dev vethA root
+	in_ns B tc qdisc del dev vethB root
+done
+
 # Teardown: XRC traffic killed mid-run (SIGKILL: the kernel frees the
 # domains, XRC SRQs, TGT and INI QPs of dead processes, the TGT QPs with
 # requests in flight), every resource count back to what it was before,
