@@ -2782,6 +2782,7 @@ enum xrc_mode {
 	XRC_NAK_OTHER_XRCD,	/* a send to an SRQ of another domain */
 	XRC_GOOD_SEND,		/* INI -> TGT -> SRQ: bytes, wc.qp_num */
 	XRC_WRITE_OTHER_PD,	/* RDMA WRITE to an MR outside the SRQ's PD */
+	XRC_RC_ON_XRC_SRQ,	/* an RC QP taking its receives from an XRC SRQ */
 };
 
 /*
@@ -3224,6 +3225,17 @@ static int xrc_case(struct t *t, const struct tcase *c)
 		if (!(rc = xrc_connect(t, &e)))
 			xrc_write_other_pd(t, &e);
 		break;
+	case XRC_RC_ON_XRC_SRQ: {
+		struct ibv_qp_init_attr ia = {
+			.send_cq = e.cq1, .recv_cq = e.cq1, .srq = e.srq,
+			.qp_type = IBV_QPT_RC, .cap = CAP(4, 0, 1, 0, 0),
+		};
+
+		errno = 0;
+		qp = ibv_create_qp(t->pd1, &ia);
+		rc = qp ? 0 : errno;
+		break;
+	}
 	}
 out:
 	if (qp)
@@ -3394,6 +3406,9 @@ static const struct tcase cases[] = {
 	{ .name = "xrc/rdma-write-to-mr-outside-the-srq-pd", .run = xrc_case, .value = XRC_WRITE_OTHER_PD,
 	  .expect = X(0), .src = "IBTA annex A14: an XRC receive QP checks memory in the named SRQ's PD; "
 				 "IBTA 9.7.5.2.5 remote access NAK, IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "create_qp/rc-on-an-xrc-srq", .run = xrc_case, .value = XRC_RC_ON_XRC_SRQ,
+	  .expect = X(EINVAL), .src = "IBTA annex A14: XRC SRQs serve XRC receive QPs only; "
+				      "ib_core's write path (create_qp) EINVAL" },
 	{ .name = "xrc/send-to-own-domain", .run = xrc_case, .value = XRC_GOOD_SEND, .expect = X(0),
 	  .src = "IBTA annex A14: the named SRQ takes the message; wc.qp_num is the TGT QP" },
 
