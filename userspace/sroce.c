@@ -434,8 +434,9 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
  * names, shared with the processes that opened it too (IBTA annex A14; the
  * kernel keeps the inode table).  ibv_cmd_open_xrcd() refuses a comp_mask
  * without IBV_XRCD_INIT_ATTR_FD and _OFLAGS (EINVAL) or with an unknown
- * bit (EOPNOTSUPP); the kernel an inode without a domain and no O_CREAT,
- * or one with a domain and O_EXCL (EINVAL).  No driver data either way.
+ * bit (EOPNOTSUPP); the kernel an inode without a domain and no O_CREAT
+ * (EAGAIN), or one with a domain and O_EXCL (EINVAL).  No driver data
+ * either way.
  */
 static struct ibv_xrcd *sroce_open_xrcd(struct ibv_context *ibctx,
 					struct ibv_xrcd_init_attr *attr)
