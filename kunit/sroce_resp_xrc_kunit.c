@@ -414,6 +414,21 @@ static const struct sroce_fx_case sroce_resp_xrc_cases[] = {
 			FX_SRQ_WQES(SRQ_B, 1),
 			FX_MEM_ORIG(.buf = 0x800, .len = 256)),
 	},
+	/* a WRITE's MIDDLE may not name another SRQ than its FIRST did */
+	{
+		.name = "xrc_write_srq_changes_mid_message_nak_inv",
+		.type = TGT,
+		.steps = FX_STEPS(FX_RX(.op = OP_XRC(RDMA_WRITE_FIRST), .psn = 0,
+					.len = 256, .off = WRB, .dlen = 600),
+			FX_RX(.op = OP_XRC(RDMA_WRITE_MIDDLE), .psn = 1,
+			      .len = 256, .data = 256, .srqn = SRQ_B),
+			XNAKED(1, FX_NAK_INV, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_STATE(IB_QPS_ERR),
+			FX_FATAL(1),
+			FX_MEM(.buf = WRB, .len = 256),
+			FX_MEM_ORIG(.buf = WRB + 256, .len = 344)),
+	},
 	{
 		.name = "xrc_write_mr_of_other_pd_nak_acc",
 		.type = TGT,
