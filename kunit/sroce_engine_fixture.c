@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sroce_engine_fixture.c - the fixture and script interpreter shared by
- * the engine suites (sroce_resp, sroce_comp, sroce_req); see
- * sroce_engine_fixture.h for the notation.
+ * the engine suites (sroce_resp, sroce_resp_xrc, sroce_comp, sroce_req);
+ * see sroce_engine_fixture.h for the notation.
  *
  * The device is a struct sroce_dev that is never registered with the IB
  * core: only what the verbs and the data path touch is set up (xarrays,
@@ -21,6 +21,7 @@
 #include <net/ipv6.h>
 
 #include "sroce_engine_fixture.h"
+#include "sroce_srq.h"
 #include "sroce_verbs.h"
 
 #define SROCE_FX_HEADROOM	128
@@ -45,6 +46,8 @@
  * @rcq: receive CQ
  * @qp: the QP under test
  * @ah: UD: the AH send WQEs name
+ * @xrcd: XRC TGT QP: its XRC domain and another one
+ * @srq: XRC TGT QP: the XRC SRQs, by enum sroce_fx_srq
  * @mr: DMA MRs, by enum sroce_fx_key
  * @buf: SROCE_FX_BUF_SIZE bytes all SGEs and RETH VAs point into
  * @tx: packets sent (private copies, BTH at skb->data)
@@ -68,6 +71,8 @@ struct sroce_fx {
 	struct sroce_cq *rcq;
 	struct sroce_qp *qp;
 	struct sroce_ah *ah;
+	struct ib_xrcd *xrcd[2];
+	struct sroce_srq *srq[SROCE_FX_NUM_SRQ];
 	struct ib_mr *mr[SROCE_FX_NUM_MR];
 	u8 *buf;
 	struct sk_buff_head tx;
@@ -140,6 +145,19 @@ static u32 sroce_fx_key(struct sroce_fx *fx, u8 key)
 	return fx->mr[key]->rkey;
 }
 
+/* The number of XRC SRQ @q (enum sroce_fx_srq); SROCE_FX_SRQ_NONE: unused. */
+static u32 sroce_fx_srqn(struct sroce_fx *fx, u8 q)
+{
+	if (q < SROCE_FX_NUM_SRQ && fx->srq[q])
+		return fx->srq[q]->srqn;
+	return SROCE_SRQN_MASK;	/* numbers start at 1: never reached here */
+}
+
+static bool sroce_fx_is_xrc(const struct sroce_fx *fx)
+{
+	return fx->c->type == IB_QPT_XRC_TGT;
+}
+
 static u64 sroce_fx_va(struct sroce_fx *fx, u32 off)
 {
 	return (u64)(uintptr_t)(fx->buf + off);
@@ -198,12 +216,18 @@ static void sroce_fx_rx_ext(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	}
 }
 
-/* The ImmDt, IETH and DETH of an RX packet. */
+/* The XRCETH, ImmDt, IETH and DETH of an RX packet. */
 static void sroce_fx_rx_ext2(struct sroce_fx *fx, const struct sroce_fx_step *s,
 			     u8 *hdr)
 {
 	u32 mask = sroce_opcode[s->op].mask;
 
+	if (mask & SROCE_MASK_XRCETH) {
+		struct sroce_xrceth *x = sroce_fx_hdr(hdr, s->op,
+						      SROCE_HDR_XRCETH);
+
+		x->srqn = cpu_to_be32(sroce_fx_srqn(fx, s->srqn));
+	}
 	if (mask & SROCE_MASK_IMMDT) {
 		struct sroce_immdt *imm = sroce_fx_hdr(hdr, s->op,
 						       SROCE_HDR_IMMDT);
@@ -662,11 +686,23 @@ static void sroce_fx_step_post_send(struct sroce_fx *fx,
 	KUNIT_EXPECT_EQ_MSG(fx->test, err, s->err, "step %d: post_send", i);
 }
 
+/* Post @wr to the QP's RQ, or on an XRC TGT QP to XRC SRQ @q. */
+static int sroce_fx_post_recv(struct sroce_fx *fx, u8 q,
+			      const struct ib_recv_wr *wr)
+{
+	const struct ib_recv_wr *bad = NULL;
+
+	if (!sroce_fx_is_xrc(fx))
+		return sroce_dev_ops.post_recv(&fx->qp->ibqp, wr, &bad);
+	if (q >= SROCE_FX_NUM_SRQ)
+		return -ENOENT;
+	return sroce_dev_ops.post_srq_recv(&fx->srq[q]->ibsrq, wr, &bad);
+}
+
 static void sroce_fx_step_post_recv(struct sroce_fx *fx,
 				    const struct sroce_fx_step *s, int i)
 {
 	u32 len = s->len ?: SROCE_FX_RECV_LEN;
-	const struct ib_recv_wr *bad = NULL;
 	struct ib_recv_wr wr = {};
 	struct ib_sge sge;
 	u32 k;
@@ -679,7 +715,7 @@ static void sroce_fx_step_post_recv(struct sroce_fx *fx,
 		wr.wr_id = s->wr ? s->wr + k : 0x100 + fx->nrecv++;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
-		err = sroce_dev_ops.post_recv(&fx->qp->ibqp, &wr, &bad);
+		err = sroce_fx_post_recv(fx, s->srqn, &wr);
 		KUNIT_EXPECT_EQ_MSG(fx->test, err, s->err,
 				    "step %d: post_recv %u", i, k);
 	}
@@ -771,6 +807,15 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 		KUNIT_EXPECT_EQ_MSG(test,
 				    READ_ONCE(to_sroce_mr(fx->mr[s->key])->valid),
 				    !!s->n, "step %d: MR %u valid", i, s->key);
+		break;
+	case SROCE_FX_SRQ_WQES:
+		if (s->srqn >= SROCE_FX_NUM_SRQ || !fx->srq[s->srqn]) {
+			KUNIT_FAIL(test, "step %d: no XRC SRQ %u", i, s->srqn);
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, sroce_queue_count(&fx->srq[s->srqn]->rq),
+				    (int)s->n, "step %d: WQEs on XRC SRQ %u", i,
+				    s->srqn);
 		break;
 	default:
 		KUNIT_FAIL(test, "step %d: unknown kind %u", i, s->kind);
@@ -889,6 +934,7 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	INIT_LIST_HEAD(&dev->list);
 	INIT_LIST_HEAD(&dev->net_list);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	atomic_set(&dev->mr_key_gen, 0x5a);
@@ -988,11 +1034,78 @@ static int sroce_fx_create_ah(struct sroce_fx *fx)
 	return err;
 }
 
+/* An XRC domain, as the core hands it to alloc_xrcd. */
+static struct ib_xrcd *sroce_fx_create_xrcd(struct sroce_fx *fx)
+{
+	struct sroce_xrcd *x = kzalloc(sizeof(*x), GFP_KERNEL);
+
+	if (!x)
+		return NULL;
+	x->ibxrcd.device = &fx->dev.ib_dev;
+	if (sroce_dev_ops.alloc_xrcd(&x->ibxrcd, NULL)) {
+		kfree(x);
+		return NULL;
+	}
+	return &x->ibxrcd;
+}
+
+/*
+ * A kernel XRC SRQ of @xrcd and @pd completing to the receive CQ, as the
+ * core hands it to create_srq (which also publishes its number).
+ */
+static struct sroce_srq *sroce_fx_create_srq(struct sroce_fx *fx,
+					     struct ib_xrcd *xrcd,
+					     struct sroce_pd *pd)
+{
+	struct sroce_srq *srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	struct ib_srq_init_attr init = {
+		.srq_type = IB_SRQT_XRC,
+		.attr = { .max_wr = SROCE_FX_QP_WR, .max_sge = 1 },
+		.ext.cq = &fx->rcq->ibcq,
+		.ext.xrc.xrcd = xrcd,
+	};
+
+	if (!srq)
+		return NULL;
+	srq->ibsrq.device = &fx->dev.ib_dev;
+	srq->ibsrq.pd = &pd->ibpd;
+	srq->ibsrq.srq_type = IB_SRQT_XRC;
+	srq->ibsrq.ext.cq = init.ext.cq;
+	srq->ibsrq.ext.xrc.xrcd = xrcd;
+	if (sroce_dev_ops.create_srq(&srq->ibsrq, &init, NULL)) {
+		kfree(srq);
+		return NULL;
+	}
+	return srq;
+}
+
+/* XRC TGT QP case: two XRC domains and the SRQs of enum sroce_fx_srq. */
+static int sroce_fx_create_xrc(struct sroce_fx *fx)
+{
+	fx->xrcd[0] = sroce_fx_create_xrcd(fx);
+	fx->xrcd[1] = sroce_fx_create_xrcd(fx);
+	if (!fx->xrcd[0] || !fx->xrcd[1])
+		return -ENOMEM;
+	fx->srq[SROCE_FX_SRQ_A] = sroce_fx_create_srq(fx, fx->xrcd[0], &fx->pd);
+	fx->srq[SROCE_FX_SRQ_B] = sroce_fx_create_srq(fx, fx->xrcd[0], &fx->pd2);
+	fx->srq[SROCE_FX_SRQ_X] = sroce_fx_create_srq(fx, fx->xrcd[1], &fx->pd);
+	if (!fx->srq[SROCE_FX_SRQ_A] || !fx->srq[SROCE_FX_SRQ_B] ||
+	    !fx->srq[SROCE_FX_SRQ_X])
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The QP of the case.  An XRC TGT QP has an XRC domain and neither PD nor
+ * CQs; the core sets its ibqp.xrcd after create_qp.
+ */
 static int sroce_fx_create_qp(struct sroce_fx *fx)
 {
+	bool tgt = sroce_fx_is_xrc(fx);
 	struct ib_qp_init_attr init = {
-		.send_cq = &fx->scq->ibcq,
-		.recv_cq = &fx->rcq->ibcq,
+		.send_cq = tgt ? NULL : &fx->scq->ibcq,
+		.recv_cq = tgt ? NULL : &fx->rcq->ibcq,
+		.xrcd = tgt ? fx->xrcd[0] : NULL,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = fx->c->type,
 		.cap = {
@@ -1008,7 +1121,7 @@ static int sroce_fx_create_qp(struct sroce_fx *fx)
 	if (!qp)
 		return -ENOMEM;
 	qp->ibqp.device = &fx->dev.ib_dev;
-	qp->ibqp.pd = &fx->pd.ibpd;
+	qp->ibqp.pd = tgt ? NULL : &fx->pd.ibpd;
 	qp->ibqp.send_cq = init.send_cq;
 	qp->ibqp.recv_cq = init.recv_cq;
 	qp->ibqp.qp_type = fx->c->type;
@@ -1019,6 +1132,7 @@ static int sroce_fx_create_qp(struct sroce_fx *fx)
 		kfree(qp);
 		return err;
 	}
+	qp->ibqp.xrcd = init.xrcd;
 	fx->qp = qp;
 	return 0;
 }
@@ -1070,7 +1184,7 @@ static int sroce_fx_to_rtr(struct sroce_fx *fx)
 		mask |= IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 			IB_QP_RQ_PSN;
 	}
-	if (c->type == IB_QPT_RC)
+	if (c->type == IB_QPT_RC || c->type == IB_QPT_XRC_TGT)
 		mask |= IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
 	return sroce_fx_modify(fx, &attr, mask);
 }
@@ -1091,6 +1205,8 @@ static int sroce_fx_to_rts(struct sroce_fx *fx)
 	if (c->type == IB_QPT_RC)
 		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_MAX_QP_RD_ATOMIC;
+	if (c->type == IB_QPT_XRC_TGT)	/* a responder: no retries */
+		mask |= IB_QP_TIMEOUT;
 	return sroce_fx_modify(fx, &attr, mask);
 }
 
@@ -1142,6 +1258,16 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 		sroce_dev_ops.destroy_ah(&fx->ah->ibah, RDMA_DESTROY_AH_SLEEPABLE);
 		kfree(fx->ah);
 	}
+	for (k = 0; k < SROCE_FX_NUM_SRQ; k++)
+		if (fx->srq[k]) {
+			sroce_dev_ops.destroy_srq(&fx->srq[k]->ibsrq, NULL);
+			kfree(fx->srq[k]);
+		}
+	for (k = 0; k < ARRAY_SIZE(fx->xrcd); k++)
+		if (fx->xrcd[k]) {
+			sroce_dev_ops.dealloc_xrcd(fx->xrcd[k], NULL);
+			kfree(container_of(fx->xrcd[k], struct sroce_xrcd, ibxrcd));
+		}
 	for (k = 0; k < SROCE_FX_NUM_MR; k++)
 		if (fx->mr[k])
 			sroce_dev_ops.dereg_mr(fx->mr[k], NULL);
@@ -1154,6 +1280,7 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 	skb_queue_purge(&fx->tx);
 	sroce_mr_dev_drain(&fx->dev);
 	xa_destroy(&fx->dev.qp_xa);
+	xa_destroy(&fx->dev.srq_xa);
 	xa_destroy(&fx->dev.mr_xa);
 	xa_destroy(&fx->dev.ah_xa);
 	if (fx->ndev)
@@ -1185,6 +1312,8 @@ static int sroce_fx_objects(struct sroce_fx *fx)
 		return -ENOMEM;
 	if (fx->c->type == IB_QPT_UD)
 		return sroce_fx_create_ah(fx);
+	if (sroce_fx_is_xrc(fx))
+		return sroce_fx_create_xrc(fx);
 	return 0;
 }
 

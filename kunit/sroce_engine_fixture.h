@@ -8,9 +8,10 @@
  * (sroce_engine_fixture.c) builds a device that is not registered with the
  * IB core, one QP of the case's type brought to RTS through the driver's
  * own verbs (sroce_dev_ops), its CQs, DMA MRs over a vmalloc'ed buffer and,
- * for UD, an AH.  The device's KUnit transmit hook (sroce_dev.kunit_xmit)
- * captures every packet the engines send instead of the network.  The
- * script then plays the peer:
+ * for UD, an AH; for an XRC TGT QP, its XRC domain and the XRC SRQs of
+ * enum sroce_fx_srq instead of a receive queue.  The device's KUnit
+ * transmit hook (sroce_dev.kunit_xmit) captures every packet the engines
+ * send instead of the network.  The script then plays the peer:
  *   - RX builds a request or response packet with the header helpers of
  *     sroce_hdr.h, fills its metadata as the receive path does and hands
  *     it to sroce_rcv();
@@ -76,6 +77,19 @@ enum sroce_fx_key {
 	SROCE_FX_KEY_BAD = SROCE_FX_NUM_MR,	/* no MR has it */
 };
 
+/*
+ * The XRC SRQs of an XRC TGT QP case (IBTA vol. 1 annex A14), which an
+ * RX XRCETH names and POST_RECV posts to.  All complete to the receive
+ * CQ; A and X are in the QP's PD, B in the other one (SROCE_FX_KEY_PD).
+ */
+enum sroce_fx_srq {
+	SROCE_FX_SRQ_A,		/* the SRQ: of the QP's XRC domain */
+	SROCE_FX_SRQ_B,		/* a second SRQ of that domain, other PD */
+	SROCE_FX_SRQ_X,		/* an SRQ of another XRC domain */
+	SROCE_FX_NUM_SRQ,
+	SROCE_FX_SRQ_NONE = SROCE_FX_NUM_SRQ,	/* a number no SRQ has */
+};
+
 enum sroce_fx_kind {
 	SROCE_FX_END,
 	SROCE_FX_RX,		/* deliver a packet (.op .psn .len ...) */
@@ -106,6 +120,7 @@ enum sroce_fx_kind {
 	SROCE_FX_REOPEN,	/* modify_qp RESET, INIT, RTR, RTS (the case's) */
 	SROCE_FX_DEV_FATAL,	/* the device fails (its netdev is going) */
 	SROCE_FX_DRAIN,		/* drain_sq, drain_rq; no other WQE outstanding */
+	SROCE_FX_SRQ_WQES,	/* XRC SRQ .srqn holds .n WQEs */
 };
 
 /**
@@ -114,6 +129,8 @@ enum sroce_fx_kind {
  * @op: BTH opcode (RX, TX, TX_BURST) or enum ib_wr_opcode (POST_SEND)
  * @syn: AETH syndrome (RX, TX of opcodes with an AETH)
  * @key: enum sroce_fx_key of the RETH/AtomicETH/IETH (RX) or SGE (POST_*)
+ * @srqn: enum sroce_fx_srq: the SRQ an XRC request's XRCETH names (RX),
+ *	POST_RECV posts to on an XRC TGT QP, SRQ_WQES counts
  * @ackreq: BTH AckReq (RX, TX)
  * @se: BTH SE (RX, TX)
  * @unsig: POST_SEND without IB_SEND_SIGNALED
@@ -129,8 +146,8 @@ enum sroce_fx_kind {
  * @buf: local buffer offset: SGE (POST_*), payload source (TX), checked
  *	bytes (MEM*, SET_U64)
  * @data: pattern offset of an RX payload and of MEM
- * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL), state
- *	(MODIFY, STATE), milliseconds (WAIT)
+ * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL,
+ *	SRQ_WQES), state (MODIFY, STATE), milliseconds (WAIT)
  * @imm: immediate data (host order), or the IETH R_Key of a sent
  *	SEND with Invalidate
  * @qkey: DETH Q_Key (RX: 0 is SROCE_FX_QKEY; POST_SEND and TX: 0 is
@@ -149,6 +166,7 @@ struct sroce_fx_step {
 	u8 op;
 	u8 syn;
 	u8 key;
+	u8 srqn;
 	bool ackreq;
 	bool se;
 	bool unsig;
@@ -177,7 +195,8 @@ struct sroce_fx_step {
 /**
  * struct sroce_fx_case - a QP configuration and its script
  * @name: parameter description
- * @type: IB_QPT_RC, IB_QPT_UC or IB_QPT_UD
+ * @type: IB_QPT_RC, IB_QPT_UC, IB_QPT_UD or IB_QPT_XRC_TGT (responder
+ *	only: no send queue, POST_RECV posts to an XRC SRQ)
  * @mtu: path MTU (RC, UC); 0 is IB_MTU_256 (UD: the port's, 1024)
  * @sq_psn: first PSN sent
  * @rq_psn: first PSN expected
@@ -259,6 +278,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_REOPEN()	{ .kind = SROCE_FX_REOPEN }
 #define FX_DEV_FATAL()	{ .kind = SROCE_FX_DEV_FATAL }
 #define FX_DRAIN()	{ .kind = SROCE_FX_DRAIN }
+#define FX_SRQ_WQES(q, v) { .kind = SROCE_FX_SRQ_WQES, .srqn = (q), .n = (v) }
 
 /* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */
 #define FX_ACKED(p, m)	FX_TX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \
@@ -276,6 +296,8 @@ void sroce_fx_run(struct kunit *test);
 #define OP_RC(op)	IB_OPCODE_RC_##op
 #define OP_UC(op)	IB_OPCODE_UC_##op
 #define OP_UD(op)	IB_OPCODE_UD_##op
+/* XRC: the RC opcode with the XRC transport bits (IBTA 9.2, table 38) */
+#define OP_XRC(op)	(SROCE_OP_XRC | IB_OPCODE_##op)
 
 /* AETH syndromes (IBTA 9.3.5 table 44) */
 #define FX_ACK		(SROCE_AETH_ACK | SROCE_AETH_CREDIT_INVALID)

@@ -33,6 +33,8 @@
 #define SROCE_RX_QPN_UD		0x000222
 #define SROCE_RX_QPN_GSI	1
 #define SROCE_RX_QPN_UC		0x000333
+#define SROCE_RX_QPN_TGT	0x000444	/* XRC TGT */
+#define SROCE_RX_QPN_INI	0x000555	/* XRC INI */
 
 enum sroce_rx_spoil {
 	SROCE_RX_OK,
@@ -126,6 +128,14 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	  .pkey = FULL, .tos = 0x02, .drop = OK },
 	{ .name = "rc_read_req", .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "xrc_send_only_to_tgt", .opcode = 0xa0 | IB_OPCODE_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_TGT, .pkey = FULL, .payload = 8, .tos = 0x02,
+	  .drop = OK },
+	{ .name = "xrc_read_req_to_tgt_v6", .ipv6 = true,
+	  .opcode = 0xa0 | IB_OPCODE_RDMA_READ_REQUEST,
+	  .qpn = SROCE_RX_QPN_TGT, .pkey = FULL, .tos = 0x02, .drop = OK },
+	{ .name = "xrc_ack_to_ini", .opcode = 0xa0 | IB_OPCODE_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_INI, .pkey = FULL, .tos = 0x02, .drop = OK },
 	{ .name = "rc_ce_marked", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8, .tos = 0x03,
 	  .drop = OK },
@@ -212,6 +222,26 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	{ .name = "uc_opcode_to_rc_qp", .opcode = IB_OPCODE_UC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	/* XRC (annex A14): requests to a TGT QP only, responses to INI only */
+	{ .name = "rc_opcode_to_xrc_tgt", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_TGT, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "xrc_request_to_rc_qp", .opcode = 0xa0 | IB_OPCODE_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 8,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "xrc_request_to_xrc_ini",
+	  .opcode = 0xa0 | IB_OPCODE_SEND_ONLY, .qpn = SROCE_RX_QPN_INI,
+	  .pkey = FULL, .payload = 8, .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "xrc_ack_to_xrc_tgt", .opcode = 0xa0 | IB_OPCODE_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_TGT, .pkey = FULL,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "rc_ack_to_xrc_ini", .opcode = IB_OPCODE_RC_ACKNOWLEDGE,
+	  .qpn = SROCE_RX_QPN_INI, .pkey = FULL,
+	  .drop = SROCE_CNT_RX_DROP_OPCODE },
+	{ .name = "xrc_send_from_other_host",
+	  .opcode = 0xa0 | IB_OPCODE_SEND_ONLY, .qpn = SROCE_RX_QPN_TGT,
+	  .pkey = FULL, .payload = 8, .spoil = SROCE_RX_SADDR,
+	  .drop = SROCE_CNT_RX_DROP_ADDR },
 	{ .name = "pkey_other", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = 0x8001, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_PKEY },
@@ -219,7 +249,7 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	  .qpn = SROCE_RX_QPN_RC, .pkey = 0, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_PKEY },
 	{ .name = "no_such_qp", .opcode = IB_OPCODE_RC_SEND_ONLY,
-	  .qpn = 0x000444, .pkey = FULL, .payload = 8,
+	  .qpn = 0x000999, .pkey = FULL, .payload = 8,
 	  .drop = SROCE_CNT_RX_DROP_NO_QP },
 	{ .name = "qpn_zero", .opcode = IB_OPCODE_UD_SEND_ONLY, .qpn = 0,
 	  .pkey = FULL, .payload = 8, .drop = SROCE_CNT_RX_DROP_NO_QP },
@@ -329,7 +359,7 @@ KUNIT_ARRAY_PARAM(sroce_rx, sroce_rx_cases, sroce_rx_case_desc);
 
 struct sroce_rx_ctx {
 	struct sroce_dev *dev;
-	struct sroce_qp *qp[4];
+	struct sroce_qp *qp[6];
 };
 
 static const struct {
@@ -340,9 +370,11 @@ static const struct {
 	{ .qpn = SROCE_RX_QPN_UD, .type = IB_QPT_UD },
 	{ .qpn = SROCE_RX_QPN_GSI, .type = IB_QPT_GSI },
 	{ .qpn = SROCE_RX_QPN_UC, .type = IB_QPT_UC },
+	{ .qpn = SROCE_RX_QPN_TGT, .type = IB_QPT_XRC_TGT },
+	{ .qpn = SROCE_RX_QPN_INI, .type = IB_QPT_XRC_INI },
 };
 
-/* A device with four published QPs, one per type. */
+/* A device with six published QPs, one per type. */
 static int sroce_rx_init(struct kunit *test)
 {
 	struct sroce_rx_ctx *ctx;
@@ -520,8 +552,7 @@ static void sroce_rx_set_paths(struct sroce_rx_ctx *ctx, bool ipv6)
 	for (i = 0; i < ARRAY_SIZE(ctx->qp); i++) {
 		struct sroce_av *av = &ctx->qp[i]->av;
 
-		if (ctx->qp[i]->type != IB_QPT_RC &&
-		    ctx->qp[i]->type != IB_QPT_UC)
+		if (!sroce_qpt_connected(ctx->qp[i]->type))
 			continue;
 		av->network_type = ipv6 ? RDMA_NETWORK_IPV6 :
 					  RDMA_NETWORK_IPV4;

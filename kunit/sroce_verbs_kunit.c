@@ -46,6 +46,10 @@ static void sroce_res_init_test(struct kunit *test)
 		{ .type = SROCE_RES_SRQ, .want = 0, .max = SROCE_MAX_SRQ },
 		{ .type = SROCE_RES_SRQ, .want = 5, .max = 5 },
 		{ .type = SROCE_RES_SRQ, .want = UINT_MAX, .max = SROCE_MAX_SRQ },
+		{ .type = SROCE_RES_XRCD, .want = 0, .max = SROCE_MAX_XRCD },
+		{ .type = SROCE_RES_XRCD, .want = 7, .max = 7 },
+		{ .type = SROCE_RES_XRCD, .want = UINT_MAX,
+		  .max = SROCE_MAX_XRCD },
 	};
 	struct sroce_dev *dev = sroce_verbs_test_dev(test);
 	unsigned int want[SROCE_NUM_RES];
@@ -73,6 +77,7 @@ static void sroce_res_get_put_test(struct kunit *test)
 	static const unsigned int want[SROCE_NUM_RES] = {
 		[SROCE_RES_PD] = 3, [SROCE_RES_CQ] = 1, [SROCE_RES_QP] = 2,
 		[SROCE_RES_MR] = 4, [SROCE_RES_AH] = 1, [SROCE_RES_SRQ] = 2,
+		[SROCE_RES_XRCD] = 3,
 	};
 	struct sroce_dev *dev = sroce_verbs_test_dev(test);
 	unsigned int t, i;

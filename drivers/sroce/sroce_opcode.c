@@ -142,28 +142,27 @@
 #define SROCE_L_CNP_LEN		(BTH_SZ + CNP_RESV_SZ)
 #define SROCE_L_CNP_OFF		{ [SROCE_HDR_PAYLOAD] = BTH_SZ + CNP_RESV_SZ }
 
-/* One opcode: transport, IBTA name, QP type, header layout, other bits. */
-#define SROCE_OP(tr, op, qp_type, layout, m)				\
-	[IB_OPCODE_##tr##_##op] = {					\
-		.name	= #tr "_" #op,					\
+/* One row: opcode, IBTA name, QP type, header layout, other bits. */
+#define SROCE_ROW(opc, nm, qp_type, layout, m)				\
+	[opc] = {							\
+		.name	= nm,						\
 		.mask	= SROCE_MASK_BTH | SROCE_L_##layout##_MASK | (m), \
 		.length	= SROCE_L_##layout##_LEN,			\
 		.qpt	= (qp_type),					\
 		.offset	= SROCE_L_##layout##_OFF,			\
 	}
+/* An RC, UC or UD opcode. */
+#define SROCE_OP(tr, op, qp_type, layout, m)				\
+	SROCE_ROW(IB_OPCODE_##tr##_##op, #tr "_" #op, qp_type, layout, m)
 
 /*
- * One XRC opcode (IBTA 9.2, table 38: the RC opcode with the XRC transport
- * bits): requests go to the target's TGT QP, responses to the INI QP.
+ * One XRC opcode (IBTA annex A14, table 38: the RC opcode with the XRC
+ * transport bits): requests go to the target's TGT QP, responses to the
+ * INI QP.
  */
 #define SROCE_XOP(op, qp_type, layout, m)				\
-	[SROCE_OP_XRC | IB_OPCODE_##op] = {				\
-		.name	= "XRC_" #op,					\
-		.mask	= SROCE_MASK_BTH | SROCE_L_##layout##_MASK | (m), \
-		.length	= SROCE_L_##layout##_LEN,			\
-		.qpt	= (qp_type),					\
-		.offset	= SROCE_L_##layout##_OFF,			\
-	}
+	SROCE_ROW(SROCE_OP_XRC | IB_OPCODE_##op, "XRC_" #op, qp_type,	\
+		  layout, m)
 #define SROCE_XREQ(op, layout, m)	SROCE_XOP(op, IB_QPT_XRC_TGT, layout, m)
 #define SROCE_XRESP(op, layout, m)	SROCE_XOP(op, IB_QPT_XRC_INI, layout, m)
 
@@ -221,14 +220,9 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 	SROCE_OP(RC, FETCH_ADD, IB_QPT_RC, ATMETH, REQ_ATOMIC_OP | ONLY),
 
 	/* RC ATOMIC WRITE (oA19-28): RETH and 8 bytes stored at once */
-	[SROCE_OPCODE_RC_ATOMIC_WRITE] = {
-		.name	= "RC_ATOMIC_WRITE",
-		.mask	= SROCE_MASK_BTH | SROCE_L_RETH_MASK | SROCE_MASK_REQ |
-			  SROCE_MASK_ATOMIC_WRITE | SROCE_MASK_PAYLOAD | ONLY,
-		.length	= SROCE_L_RETH_LEN,
-		.qpt	= IB_QPT_RC,
-		.offset	= SROCE_L_RETH_OFF,
-	},
+	SROCE_ROW(SROCE_OPCODE_RC_ATOMIC_WRITE, "RC_ATOMIC_WRITE", IB_QPT_RC,
+		  RETH, SROCE_MASK_REQ | SROCE_MASK_ATOMIC_WRITE |
+		  SROCE_MASK_PAYLOAD | ONLY),
 
 	/* RC SEND with invalidate: the IETH names the rkey to invalidate */
 	SROCE_OP(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC, IETH,

@@ -232,11 +232,12 @@ static void sroce_resp_sync(struct sroce_qp *qp)
  * memory checks use, whose ring the receive WQE comes from and whose CQ
  * takes the completion.  The SRQ is looked up for each request and held
  * for that request only (resp->xsrq), so destroying it waits for one
- * request at most, never for a peer.  A WQE taken from it for a
- * multi-packet message stays tied to its number (msg->xsrqn): every
- * packet of the message must name the same SRQ, and a completion outside
- * a request (an error, a flush) looks the SRQ up again; if it is gone,
- * the WQE went with it.
+ * request at most, never for a peer.  A message is tied to the number its
+ * first packet names (msg->xsrqn): every later packet must name the same
+ * SRQ, so a WRITE's data and the WQE its immediate takes come from one
+ * domain object, and so does a WQE a SEND took (kept across a dropped
+ * message too).  A completion outside a request (an error, a flush) looks
+ * the SRQ up again; if it is gone, the WQE went with it.
  */
 
 /* The SRQ a request takes its receive WQE from. */
@@ -269,7 +270,7 @@ static struct sroce_cq *sroce_resp_rcq(struct sroce_qp *qp)
  * XRC TGT QP: look up the SRQ @pkt names, in the QP's domain.  Return:
  * true when the request may go on (also on any other QP type); false for
  * an SRQ that does not exist, is another domain's, or is not the one the
- * message in progress took its WQE from: an invalid request.
+ * message in progress (or its held WQE) named: an invalid request.
  */
 static bool sroce_resp_xrc_get(struct sroce_qp *qp,
 			       const struct sroce_pkt_info *pkt)
@@ -282,8 +283,12 @@ static bool sroce_resp_xrc_get(struct sroce_qp *qp,
 		return true;
 	x = sroce_pkt_hdr(pkt, SROCE_HDR_XRCETH);
 	srqn = be32_to_cpu(x->srqn) & SROCE_SRQN_MASK;
-	if (resp->msg.srq_held && srqn != resp->msg.xsrqn)
-		return false;
+	if (resp->msg.srq_held || resp->msg.op != SROCE_MSG_NONE) {
+		if (srqn != resp->msg.xsrqn)
+			return false;
+	} else {
+		resp->msg.xsrqn = srqn;
+	}
 	resp->xsrq = sroce_srq_lookup_xrc(qp->dev, srqn, qp->ibqp.xrcd);
 	return resp->xsrq;
 }

@@ -63,8 +63,9 @@ enum sroce_resp_msg_op {
  *	message has not completed: it belongs to this QP now, survives the
  *	end of a dropped message (the next message uses it) and is flushed
  *	when the QP enters the error state
- * @xsrqn: XRC TGT QP: the number of the XRC SRQ @wqe was taken from;
- *	its message must keep naming it
+ * @xsrqn: XRC TGT QP: the number of the XRC SRQ the message in progress
+ *	(its first packet) named, and @wqe was taken from; its later packets
+ *	must name it too
  * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
  * @cur: scatter position in @wqe's SGE list (holds an MR reference)
  * @mr: target MR of an RDMA WRITE, with a reference, kept across packets
