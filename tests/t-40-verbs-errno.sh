@@ -4,6 +4,10 @@
 # arguments to every verb fail with the errno rdma-core/ib_core/IBTA/rxe
 # document (the program's table names the source of each), refused calls
 # change nothing, and the same QPs then pass send/recv and RDMA traffic.
+# XRC (with IBV_DEVICE_XRC): domains, XRC SRQs and QPs refused without
+# what they need, posts to queues XRC QPs lack, and sends naming an SRQ
+# number the target QP's domain lacks (unknown, another domain's,
+# destroyed) completing with IBV_WC_REM_INV_REQ_ERR, the INI QP in ERR.
 # One t-40/<case> result per line the program prints; then no kernel splat.
 cd "$(dirname "$0")" && source ./lib.sh
 

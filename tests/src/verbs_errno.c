@@ -2783,6 +2783,7 @@ enum xrc_mode {
 	XRC_GOOD_SEND,		/* INI -> TGT -> SRQ: bytes, wc.qp_num */
 	XRC_WRITE_OTHER_PD,	/* RDMA WRITE to an MR outside the SRQ's PD */
 	XRC_RC_ON_XRC_SRQ,	/* an RC QP taking its receives from an XRC SRQ */
+	XRC_NAK_DESTROYED_SRQ,	/* a send to the number of a destroyed SRQ */
 };
 
 /*
@@ -3225,6 +3226,24 @@ static int xrc_case(struct t *t, const struct tcase *c)
 		if (!(rc = xrc_connect(t, &e)))
 			xrc_write_other_pd(t, &e);
 		break;
+	case XRC_NAK_DESTROYED_SRQ: {
+		uint32_t n = 0;
+
+		/* a third SRQ of the TGT QP's domain, numbered, then destroyed */
+		rc = xsrq(t->ctx1, t->pd1, e.xrcd, e.cq1, XSRQ_MASK, IBV_SRQT_XRC, &srq);
+		if (!rc)
+			rc = ibv_get_srq_num(srq, &n);
+		if (!rc)
+			rc = rc_errno(ibv_destroy_srq(srq));
+		srq = NULL;
+		if (rc) {
+			whyf(t, "the SRQ to destroy: %s", errname(rc));
+			break;
+		}
+		if (!(rc = xrc_connect(t, &e)))
+			xrc_nak(t, &e, n);
+		break;
+	}
 	case XRC_RC_ON_XRC_SRQ: {
 		struct ibv_qp_init_attr ia = {
 			.send_cq = e.cq1, .recv_cq = e.cq1, .srq = e.srq,
@@ -3406,6 +3425,9 @@ static const struct tcase cases[] = {
 	{ .name = "xrc/rdma-write-to-mr-outside-the-srq-pd", .run = xrc_case, .value = XRC_WRITE_OTHER_PD,
 	  .expect = X(0), .src = "IBTA annex A14: an XRC receive QP checks memory in the named SRQ's PD; "
 				 "IBTA 9.7.5.2.5 remote access NAK, IBV_WC_REM_ACCESS_ERR" },
+	{ .name = "xrc/send-to-a-destroyed-srq", .run = xrc_case, .value = XRC_NAK_DESTROYED_SRQ,
+	  .expect = X(0), .src = "IBTA 9.7.5.2.4, annex A14: the number names no SRQ any more: "
+				 "invalid request NAK, IBV_WC_REM_INV_REQ_ERR" },
 	{ .name = "create_qp/rc-on-an-xrc-srq", .run = xrc_case, .value = XRC_RC_ON_XRC_SRQ,
 	  .expect = X(EINVAL), .src = "IBTA annex A14: XRC SRQs serve XRC receive QPs only; "
 				      "ib_core's write path (create_qp) EINVAL" },
