@@ -1006,38 +1006,6 @@ static int sroce_srq_map(struct ibv_context *ibctx, struct sroce_srq *srq,
 	return 0;
 }
 
-/*
- * The kernel checks the attributes against the device limits (EINVAL) and
- * answers with the real capacities and the ring.
- */
-static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
-					struct ibv_srq_init_attr *attr)
-{
-	struct sroce_create_srq_resp_buf resp = {};
-	struct ibv_create_srq cmd = {};
-	struct sroce_srq *srq;
-	int ret;
-
-	srq = calloc(1, sizeof(*srq));
-	if (!srq)
-		return NULL;
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = sroce_srq_map(pd->context, srq, &resp.drv, &attr->attr);
-	if (ret)
-		goto err_destroy;
-	return &srq->vsrq.srq;
-
-err_destroy:
-	ibv_cmd_destroy_srq(&srq->vsrq.srq);
-err_free:
-	free(srq);
-	errno = ret;
-	return NULL;
-}
-
 #define SROCE_SRQ_INIT_ATTR_MASK (IBV_SRQ_INIT_ATTR_TYPE | \
 				  IBV_SRQ_INIT_ATTR_PD | \
 				  IBV_SRQ_INIT_ATTR_XRCD | \
@@ -1117,6 +1085,27 @@ err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+/*
+ * ibv_create_srq(3): a basic SRQ, made as ibv_create_srq_ex() makes it.
+ * The kernel checks the attributes against the device limits (EINVAL)
+ * and answers with the real capacities and the ring.
+ */
+static struct ibv_srq *sroce_create_srq(struct ibv_pd *pd,
+					struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_srq *srq = sroce_create_srq_ex(pd->context, &ex);
+
+	if (srq)
+		attr->attr = ex.attr;
+	return srq;
 }
 
 /* ibv_get_srq_num(3): XRC SRQs only; a basic SRQ has no number to name. */
