@@ -117,7 +117,8 @@ DEBUG_TEST_TIMEOUT ?= 2400
 # from bookworm-backports; empty: none), and the tests it runs there.
 CHECK_KVER ?= 6.12.95+deb12-amd64
 KVER_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-30-pingpong.sh \
-	t-60-protection.sh t-70-random-data.sh t-90-teardown.sh
+	t-34-xrc.sh t-60-protection.sh t-70-random-data.sh \
+	t-90-teardown.sh
 
 kunit:
 	scripts/kunit
