@@ -118,9 +118,12 @@ traffic_loop 0 fetch-add rc-send rc-read cmp-swap &
 loops=($!)
 traffic_loop 1 imm ud-send rc-write &
 loops+=($!)
-traffic_loop 2 uc-send ud-send uc-write &
+# xrc_verbs (its own domain per run) and perftest XRC in two loops: XRC
+# requests of two domains of one device on the link at once, so that the
+# XRCETHs fuzz draws name SRQs of another domain as well.
+traffic_loop 2 uc-send xrc-verbs ud-send uc-write &
 loops+=($!)
-traffic_loop 3 xrc-send xrc-verbs xrc-read xrc-fetch-add xrc-write &
+traffic_loop 3 xrc-send xrc-read xrc-fetch-add xrc-write &
 loops+=($!)
 
 start=$SECONDS
