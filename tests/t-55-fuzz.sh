@@ -1,18 +1,22 @@
 #!/bin/bash
 # t-55-fuzz: mutated live traffic against sroce0 and sroce1 (tests/bin/fuzz,
 # tests/src/fuzz.c). Real traffic runs between sroce1 (netns B, server) and
-# sroce0 (netns A, client) in three loops of short runs: perftest RC
+# sroce0 (netns A, client) in four loops of short runs: perftest RC
 # SEND/WRITE/READ, atomics (FETCH_ADD, CMP_SWAP), UD SEND, UC SEND/WRITE,
-# and tests/bin/rdma_data (SEND and WRITE with immediate). Meanwhile fuzz
+# XRC SEND/WRITE/READ/FETCH_ADD (-c XRC), tests/bin/rdma_data (SEND and
+# WRITE with immediate) and tests/bin/xrc_verbs (every XRC opcode, two XRC
+# SRQs per side, from sroce0 and back). Meanwhile fuzz
 # captures that traffic on vethB, mutates the packets (every header field,
-# PSNs at the window edges, lengths, truncation, opcode swaps, replays, ...)
+# PSNs at the window edges, lengths, truncation, opcode swaps, RC <-> XRC,
+# the XRCETH's SRQ number and reserved byte, replays, ...)
 # and re-sends them with a valid ICRC (FUZZ_BAD_PCT % with a bad one) over
 # the link, FUZZ_PKTS of them. The real traffic may fail (hostile packets
 # may put its QPs in error); what must hold: most valid-ICRC mutants pass
 # the ICRC check (they reach the transport), every bad-ICRC one that
 # reaches the check is dropped there, no process is stuck in the kernel, no
 # splat in the kernel log; then fresh QPs move data byte-exactly (RC
-# rdma_data, UD pingpong with buffer check), no verbs object is left behind
+# rdma_data, UD pingpong with buffer check, XRC xrc_verbs with every byte
+# compared), no verbs object is left behind
 # (rdma resource counts as before), and sroce unloads and loads again.
 # Knobs: FUZZ_PKTS (default 100000), FUZZ_SECS (the most time for them,
 # default 900), FUZZ_RATE (the most packets per second, default 2000, so
@@ -30,7 +34,7 @@ STOP=$LOG_DIR/t-55.stop
 RUN_S=30            # the most time for one traffic run
 
 require_sroce t-55/modprobe-sroce && require_provider t-55/provider || exit 1
-for p in fuzz rdma_data; do
+for p in fuzz rdma_data xrc_verbs; do
 	[[ -x bin/$p ]] || { fail t-55/build "tests/bin/$p missing: run make -C tests/src on the host"; exit 1; }
 done
 if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1 && sroce_bind sroce1 vethB 2>&1); then
@@ -56,6 +60,15 @@ traffic_one() {
 	ud-send) srv=(ib_send_bw -c UD -s 1024 -D 8) ;;
 	uc-send) srv=(ib_send_bw -c UC -s 3000 -D 8) ;;
 	uc-write) srv=(ib_write_bw -c UC -s 3000 -D 8) ;;
+	xrc-send) srv=(ib_send_bw -c XRC -s 3000 -D 8) ;;
+	xrc-write) srv=(ib_write_bw -c XRC -s 3000 -D 8) ;;
+	xrc-read) srv=(ib_read_bw -c XRC -s 3000 -D 8) ;;
+	xrc-fetch-add) srv=(ib_atomic_bw -c XRC -A FETCH_AND_ADD -D 8) ;;
+	xrc-verbs)	# both devices from init_net, no server
+		echo "== $1" >>"$log"
+		timeout -k 2 "$RUN_S" bin/xrc_verbs -d sroce0 -g "$ga" -D sroce1 -G "$gb" >>"$log" 2>&1
+		echo "$1:$?" >>"$LOG_DIR/t-55.outcomes"
+		return ;;
 	imm) srv=(bin/rdma_data -s -d sroce1 -g "$gb" -p "$port")
 	     cli=(bin/rdma_data -c "$B_IP4" -d sroce0 -g "$ga" -p "$port" -n 20 -S "$SEED") ;;
 	esac
@@ -105,7 +118,12 @@ traffic_loop 0 fetch-add rc-send rc-read cmp-swap &
 loops=($!)
 traffic_loop 1 imm ud-send rc-write &
 loops+=($!)
-traffic_loop 2 uc-send ud-send uc-write &
+# xrc_verbs (its own domain per run) and perftest XRC in two loops: XRC
+# requests of two domains of one device on the link at once, so that the
+# XRCETHs fuzz draws name SRQs of another domain as well.
+traffic_loop 2 uc-send xrc-verbs ud-send uc-write &
+loops+=($!)
+traffic_loop 3 xrc-send xrc-read xrc-fetch-add xrc-write &
 loops+=($!)
 
 start=$SECONDS
@@ -149,6 +167,13 @@ if pair_exec t-55/ud_pingpong-after B A "$port" \
 else
 	fail t-55/ud_pingpong-after "$PAIR_WHY"
 	pair_logs
+fi
+
+# XRC: fresh domains, SRQs, TGT and INI QPs move every opcode byte-exactly.
+if out=$(bounded 120 bin/xrc_verbs -d sroce0 -g "$ga" -D sroce1 -G "$gb"); then
+	pass t-55/xrc_verbs-after "$(grep -c '^PASS' <<<"$out") cases, $(grep -m1 '^TOTAL' <<<"$out")"
+else
+	fail t-55/xrc_verbs-after "$(grep -m3 '^FAIL\|still running' <<<"$out" | tr '\n' ' ')"
 fi
 
 # Nothing left behind: the devices' verbs objects as before the traffic.

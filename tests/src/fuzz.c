@@ -16,13 +16,13 @@
  *                 a limit leaves the real traffic CPU time to run)
  *   BAD_PCT       share of packets sent with a bad ICRC (default 10)
  *   SEED          the mutations' seed (default: random; always printed)
- * Run it in init_net (where the devices' hw_counters are) while real RC, UC
- * and UD traffic runs between the devices.
+ * Run it in init_net (where the devices' hw_counters are) while real RC, UC,
+ * UD and XRC traffic runs between the devices.
  *
  * Capture: an AF_PACKET socket on IF_B sees every frame of the link, both
  * ways. RoCEv2 frames (IPv4, UDP port 4791) go into a pool of the 8 latest
- * per BTH opcode (requests and responses: BTH, RETH, AETH, AtomicETH,
- * AtomicAckETH, ImmDt, DETH, CNP); their QPNs, PSNs, rkeys, VAs, MSNs and
+ * per BTH opcode (requests and responses of RC, UC, UD and XRC: BTH,
+ * XRCETH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, DETH, CNP); their QPNs, PSNs, rkeys, VAs, MSNs and
  * Q_Keys are remembered too. The pool is refilled all the while, so the
  * mutants target live QPs near their current PSNs.
  *
@@ -35,8 +35,9 @@
  * Mutation: a pool packet (a uniformly drawn opcode, then one of its
  * packets, the newest half of the time) gets 1 to 3 mutations (table
  * muts[]: every BTH field, PSNs at the window edges, each extension header's
- * fields, opcode swaps within a message and across transports with the
- * headers laid out anew, payload length and pad count, truncation at and
+ * fields (the XRCETH's SRQ number: another one seen, 0, 0xffffff, a
+ * neighbour, its reserved byte set), opcode swaps within a message, RC <->
+ * XRC and across transports with the headers laid out anew, payload length and pad count, truncation at and
  * inside header boundaries, extra bytes, replays, ECN CE, the source
  * address). The mutant gets new IP total length and checksum, UDP length
  * (checksum 0), TTL 43 (so the capture can tell it from real traffic; the
@@ -130,15 +131,15 @@ static uint32_t rnd32(void)
 /* ------------------------------------------------------------------ */
 
 /* Extension headers, in the order they follow the BTH. */
-enum xh { X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM, X_IETH, X_CNP, NX };
+enum xh { X_XRC, X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM, X_IETH, X_CNP, NX };
 
 static const uint8_t xsize[NX] = {
-	[X_DETH] = 8, [X_RETH] = 16, [X_ATM] = 28, [X_AETH] = 4,
+	[X_XRC] = 4, [X_DETH] = 8, [X_RETH] = 16, [X_ATM] = 28, [X_AETH] = 4,
 	[X_ATMACK] = 8, [X_IMM] = 4, [X_IETH] = 4, [X_CNP] = 16,
 };
 
 static const char *const xname[NX] = {
-	[X_DETH] = "DETH", [X_RETH] = "RETH", [X_ATM] = "AtomicETH",
+	[X_XRC] = "XRCETH", [X_DETH] = "DETH", [X_RETH] = "RETH", [X_ATM] = "AtomicETH",
 	[X_AETH] = "AETH", [X_ATMACK] = "AtomicAckETH", [X_IMM] = "ImmDt",
 	[X_IETH] = "IETH", [X_CNP] = "CNP",
 };
@@ -156,7 +157,10 @@ struct opdef {
 	const char *name;
 };
 
-/* RC opcodes; UC has those below 0x0c at 0x20 + op. */
+/*
+ * RC opcodes; UC has those below 0x0c at 0x20 + op, XRC (IBTA annex A14)
+ * every one at 0xa0 + op, its requests with an XRCETH after the BTH.
+ */
 static const struct opdef rc_ops[] = {
 	{ 0x00, L_PAY, "SEND_FIRST" }, { 0x01, L_PAY, "SEND_MIDDLE" },
 	{ 0x02, L_PAY, "SEND_LAST" }, { 0x03, XB(X_IMM) | L_PAY, "SEND_LAST_IMM" },
@@ -178,7 +182,7 @@ static const struct opdef rc_ops[] = {
 
 static void layout_init(void)
 {
-	static char names[64][32];
+	static char names[96][32];
 	unsigned int i, n = 0;
 
 	for (i = 0; i < ARRAY_SIZE(rc_ops); i++) {
@@ -187,6 +191,10 @@ static void layout_init(void)
 		layout[d->op] = d->l | L_KNOWN;
 		snprintf(names[n], sizeof(names[n]), "RC_%s", d->name);
 		opname[d->op] = names[n++];
+		layout[0xa0 + d->op] = (d->l | L_KNOWN) |
+			(d->op < 0x0d || d->op > 0x12 ? XB(X_XRC) : 0);
+		snprintf(names[n], sizeof(names[n]), "XRC_%s", d->name);
+		opname[0xa0 + d->op] = names[n++];
 		if (d->op >= 0x0c)
 			continue;
 		layout[0x20 + d->op] = d->l | L_KNOWN;
@@ -700,6 +708,65 @@ static int mu_ieth(struct mutant *m)
 	return 0;
 }
 
+/*
+ * XRCETH: the SRQ number of another XRC request seen on the link (another
+ * SRQ of the domain, or of another domain), a neighbour, 0, 0xffffff, a
+ * random one; or the reserved byte set.  A request without one first
+ * becomes its XRC counterpart.
+ */
+static int mu_xrceth(struct mutant *m)
+{
+	static const uint32_t q[] = { 0, 1, 0xffffff, 0xfffffe, 0x800000 };
+	uint32_t v, n = P.nx[X_XRC];
+	size_t o;
+
+	if (!mx(m, X_XRC)) {
+		if (!(layout[0xa0 | (op_of(m) & 0x1f)] & XB(X_XRC)))
+			return -1;
+		relayout(m, 0xa0 | (op_of(m) & 0x1f));
+		if (!mx(m, X_XRC))
+			return -1;
+	}
+	o = mx(m, X_XRC);
+	v = get_be(m->r + o, 4);
+	switch (rnd(6)) {
+	case 0:
+		m->r[o] = (uint8_t)(rnd(2) ? 0xff : 1u << rnd(8));	/* reserved */
+		return 0;
+	case 1:
+		v = q[rnd(ARRAY_SIZE(q))];
+		break;
+	case 2:
+		v += rnd(2) ? 1 : -1;
+		break;
+	case 3:
+		v = rnd32();
+		break;
+	default:
+		if (n)
+			v = get_be(P.xhdr[X_XRC][rnd(n < NSAMPLE ? n : NSAMPLE)], 4);
+	}
+	put_be(m->r + o + 1, 3, v & 0xffffff);
+	return 0;
+}
+
+/* RC <-> XRC: the same operation on the other transport. */
+static int mu_rc_xrc(struct mutant *m)
+{
+	unsigned int op = op_of(m), nop;
+
+	if ((op & 0xe0) != 0 && (op & 0xe0) != 0xa0)
+		return -1;
+	nop = op ^ 0xa0;
+	if (!(layout[nop] & L_KNOWN))
+		return -1;
+	if (rnd(4))
+		relayout(m, nop);
+	else
+		m->r[0] = (uint8_t)nop;		/* XRCETH missing or left over */
+	return 0;
+}
+
 /* SE, M, pad count, TVer. */
 static int mu_bth_flags(struct mutant *m)
 {
@@ -1001,6 +1068,7 @@ static struct mut muts[] = {
 	MUT("trunc", mu_trunc, 3), MUT("extend", mu_extend, 3),
 	MUT("replay", mu_replay, 4), MUT("bitflip", mu_bitflip, 3),
 	MUT("ip", mu_ip, 2), MUT("udp-sport", mu_sport, 1),
+	MUT("xrceth", mu_xrceth, 8), MUT("rc-xrc", mu_rc_xrc, 4),
 };
 
 static struct mut *mut_draw(void)
@@ -1248,7 +1316,7 @@ struct tally {
 };
 
 /* Headers the capture must have seen: each kind real traffic sends. */
-static const int need[] = { X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM };
+static const int need[] = { X_XRC, X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM };
 
 static int pool_report(void)
 {
