@@ -24,6 +24,7 @@
  * Output: one `PASS name (detail)` or `FAIL name: why` line per case;
  * exit status 1 if any case failed, 2 if the setup failed.
  */
+#include "check.h"
 #include "rdma_common.h"
 
 #include <limits.h>
@@ -73,32 +74,6 @@ struct cqe {
 
 static struct end a, b;		/* a: the device under test */
 static int peer_foreign;	/* -x */
-static int nfail;
-static char why[512];
-
-static void result(const char *name, const char *detail)
-{
-	if (why[0]) {
-		printf("FAIL %s: %s\n", name, why);
-		nfail++;
-	} else {
-		printf("PASS %s (%s)\n", name, detail);
-	}
-	fflush(stdout);
-	why[0] = 0;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void whyf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why[0])
-		return;		/* the first reason counts */
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* Extended CQ                                                         */
@@ -356,7 +331,6 @@ static void check_bytes(const uint8_t *got, const uint8_t *want, size_t len,
 		whyf("%s: byte %ld of %zu differs (%#x, want %#x)", what, d, len,
 		     got[d], want[d]);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Data movement: every opcode with every kind of data setter          */

@@ -28,6 +28,7 @@
  * Output: one `PASS name (detail)` or `FAIL name: why` line per case, then
  * `TOTAL N failed`; exit status 1 if any case failed, 2 if the setup failed.
  */
+#include "check.h"
 #include "rdma_common.h"
 
 #include <fcntl.h>
@@ -69,34 +70,8 @@ struct side {
 };
 
 static struct side a, b;
-static int nfail;
-static char why[512];
 static uint64_t seed = 1;
 static uint8_t want[RECV_SLOT];
-
-static void result(const char *name, const char *detail)
-{
-	if (why[0]) {
-		printf("FAIL %s: %s\n", name, why);
-		nfail++;
-	} else {
-		printf("PASS %s (%s)\n", name, detail);
-	}
-	fflush(stdout);
-	why[0] = 0;
-}
-
-__attribute__((format(printf, 1, 2)))
-static void whyf(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why[0])
-		return;		/* the first reason counts */
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* Setup                                                               */
