@@ -394,3 +394,15 @@ rdma_res_counts() {
 		"$RDMA" resource show 2>/dev/null | sed -n "s/^[0-9]*: \($d:.*\)/\1/p"
 	done | paste -sd';'
 }
+
+# impair NS DEV NETEM...: RoCE packets (UDP 4791) leaving DEV go through
+# netem (loss, delay, reordering, duplication), the rest of DEV's traffic
+# does not.
+impair() {
+	local ns=$1 dev=$2
+	shift 2
+	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: prio bands 3 &&
+	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
+	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
+}

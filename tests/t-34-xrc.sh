@@ -106,14 +106,6 @@ run_pair t-34/ib_send_lat-xrc-s8192 "${ss[@]}" ib_send_lat -c XRC -s 8192 -n 200
 # reordered and duplicated, through netem as t-85 does for RC: resent
 # requests carry their XRCETH, duplicates are answered from the SRQ they
 # name, READ and atomic responses are replayed.
-impair() {
-	local ns=$1 dev=$2
-	shift 2
-	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: prio bands 3 &&
-	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
-	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
-}
 for imp in loss reorder-dup; do
 	case $imp in
 	loss) netem=(loss 3%) ;;

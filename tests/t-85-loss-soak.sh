@@ -62,16 +62,6 @@ if [[ ! -x $BIN ]]; then
 fi
 echo "t-85: seed $SEED, $OPS operations per impairment (replay: LOSS_SEED=$SEED)"
 
-# impair NS DEV NETEM...: RoCE packets (UDP 4791) leaving DEV go through netem.
-impair() {
-	local ns=$1 dev=$2
-	shift 2
-	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: prio bands 3 &&
-	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
-	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
-}
-
 # netem_drops NS DEV: packets the netem qdisc of DEV dropped.
 netem_drops() {
 	in_ns "$1" tc -s qdisc show dev "$2" | awk '/^qdisc/ { r = ($2 == "netem") }

@@ -2,6 +2,7 @@
 /* check.c - see check.h */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -31,4 +32,15 @@ void whyf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+}
+
+/* The 8 bytes at @p (any alignment) must hold @v. */
+void check_u64(const void *p, uint64_t v, const char *what)
+{
+	uint64_t got;
+
+	memcpy(&got, p, 8);
+	if (got != v)
+		whyf("%s: %#llx, want %#llx", what, (unsigned long long)got,
+		     (unsigned long long)v);
 }

@@ -7,11 +7,14 @@
 #ifndef SROCE_TESTS_CHECK_H
 #define SROCE_TESTS_CHECK_H
 
+#include <stdint.h>
+
 extern int nfail;		/* FAIL lines printed so far */
 extern char why[512];		/* the current case's first failure, or "" */
 
 void result(const char *name, const char *detail);
 __attribute__((format(printf, 1, 2)))
 void whyf(const char *fmt, ...);
+void check_u64(const void *p, uint64_t v, const char *what);
 
 #endif

@@ -553,16 +553,6 @@ static int atomic_once(int cas, uint64_t cmp_add, uint64_t swap, uint64_t id)
 	return expect_cqe(&a, &w, NULL, "requester");
 }
 
-static void check_u64(const void *p, uint64_t v, const char *what)
-{
-	uint64_t got;
-
-	memcpy(&got, p, 8);
-	if (got != v)
-		whyf("%s: %#llx, want %#llx", what, (unsigned long long)got,
-		     (unsigned long long)v);
-}
-
 static void rc_atomics(void)
 {
 	uint64_t v = 0x0123456789abcdefULL, w = 0xfedcba9876543210ULL;

@@ -443,16 +443,6 @@ static void run_read(uint32_t len)
 	result("rdma-read", "bytes");
 }
 
-static void check_u64(const uint8_t *p, uint64_t v, const char *what)
-{
-	uint64_t got;
-
-	memcpy(&got, p, 8);
-	if (got != v)
-		whyf("%s: %#llx, want %#llx", what, (unsigned long long)got,
-		     (unsigned long long)v);
-}
-
 static void run_atomics(void)
 {
 	uint64_t init = 0x1122334455667788ull;
