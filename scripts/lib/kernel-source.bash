@@ -9,11 +9,18 @@
 # stays clean and several builds can share it.  $CACHE/src.lock guards it:
 # unpacking takes the lock exclusively, builds hold it shared, so the tree
 # is never replaced under a running build.
+#
+# The patches in scripts/kernel-patches/<series>/ (fixes of the kernel's own
+# code that the test kernels need; each file says why) are applied when the
+# tree is unpacked; the tree's identity includes them, so a changed patch
+# set unpacks the tree again (tar keeps the files' dates: only the patched
+# files rebuild).
 
 KSRC_SERIES=${KSRC_SERIES:-6.1}
 SRC=$CACHE/linux-source-$KSRC_SERIES
 TARBALL=/usr/src/linux-source-$KSRC_SERIES.tar.xz
 SRC_LOCK=$CACHE/src.lock
+KSRC_PATCHES=$(cd "$(dirname "${BASH_SOURCE[0]}")/../kernel-patches" && pwd)/$KSRC_SERIES
 [[ $KSRC_SERIES == 6.1 ]] || SRC_LOCK=$CACHE/src-$KSRC_SERIES.lock
 
 # ksrc_install_deps PKG...: apt-get install the packages that are missing.
@@ -30,9 +37,24 @@ ksrc_install_deps() {
 			--no-install-recommends "${missing[@]}"
 }
 
-# ksrc_version: the linux-source package version (the tree's identity).
+# ksrc_version: the tree's identity: the linux-source package version and
+# a hash of the patches applied to it.
 ksrc_version() {
-	dpkg-query -W -f='${Version}' "linux-source-$KSRC_SERIES"
+	local ver
+	ver=$(dpkg-query -W -f='${Version}' "linux-source-$KSRC_SERIES") || return 1
+	if compgen -G "$KSRC_PATCHES/*.patch" >/dev/null; then
+		ver+=+patches-$(cat "$KSRC_PATCHES"/*.patch | sha256sum | cut -c1-12)
+	fi
+	echo "$ver"
+}
+
+# ksrc_patch DIR: apply the series' patches to the tree in DIR.
+ksrc_patch() {
+	local p
+	for p in "$KSRC_PATCHES"/*.patch; do
+		[[ -e $p ]] || continue
+		patch -s -p1 -d "$1" <"$p" || { echo "${0##*/}: $p does not apply" >&2; return 1; }
+	done
 }
 
 # ksrc_unpack FD: unpacks the source if it is missing or from another package
@@ -51,6 +73,7 @@ ksrc_unpack() {
 		echo "${0##*/}: unpacking linux-source-$KSRC_SERIES $ver into $SRC" >&2
 		rm -rf "$SRC.tmp" && mkdir -p "$SRC.tmp" &&
 			tar -xJf "$TARBALL" -C "$SRC.tmp" --strip-components=1 &&
+			ksrc_patch "$SRC.tmp" &&
 			echo "$ver" >"$SRC.tmp/.sroce-unpacked" || return 1
 		rm -rf "$SRC.old"
 		[[ ! -e $SRC ]] || mv "$SRC" "$SRC.old"
