@@ -25,6 +25,7 @@ for mtu in 1500 9000; do
 	for prog in "${PROGS[@]}"; do
 		for size in "${SIZES[@]}"; do
 			read -ra args <<<"$size"
+			sweep_skipped "$t/$prog$(tr -d " " <<<"${size% -n*}")" "${args[@]}" && continue
 			run_pair "$t/$prog$(tr -d " " <<<"${size% -n*}")" \
 				B sroce1 "$B_IP4" A sroce0 "$A_IP4" "$prog" "${args[@]}"
 		done

@@ -22,6 +22,8 @@ for prog in "${PROGS[@]}"; do
 	for size in "${SIZES[@]}"; do
 		read -ra args <<<"$size"
 		s=$(tr -d ' ' <<<"${size% -n*}")
+		sweep_skipped "t-20/sroce-client/$prog$s" "${args[@]}" &&
+			sweep_skipped "t-20/sroce-server/$prog$s" "${args[@]}" && continue
 		run_pair "t-20/sroce-client/$prog$s" "${rxe[@]}" "${sroce[@]}" "$prog" "${args[@]}"
 		run_pair "t-20/sroce-server/$prog$s" "${sroce[@]}" "${rxe[@]}" "$prog" "${args[@]}"
 	done
