@@ -36,7 +36,8 @@
 				 IB_DEVICE_MEM_WINDOW | \
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B | \
 				 IB_DEVICE_XRC | \
-				 SROCE_DEVICE_ATOMIC_WRITE)
+				 SROCE_DEVICE_ATOMIC_WRITE | \
+				 SROCE_DEVICE_FLUSH_GLOBAL)
 
 /* ------------------------------------------------------------------ */
 /* udata helpers                                                       */
