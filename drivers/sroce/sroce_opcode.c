@@ -335,6 +335,8 @@ static_assert((int)IB_OPCODE_RC_ATOMIC_WRITE == SROCE_OPCODE_RC_ATOMIC_WRITE);
 /* FLUSH (annex A19.4): sroce's numbers and bits are the kernel's since 6.2 */
 static_assert((int)IB_WR_FLUSH == SROCE_WR_FLUSH);
 static_assert((int)IB_UVERBS_WC_FLUSH == SROCE_WC_FLUSH);
+static_assert((int)IB_WC_FLUSH == SROCE_WC_FLUSH);
+static_assert((int)IB_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
 static_assert((int)IB_OPCODE_RC_FLUSH == SROCE_OPCODE_RC_FLUSH);
 static_assert(IB_FLUSH_GLOBAL == SROCE_FLUSH_GLOBAL);
 static_assert(IB_FLUSH_PERSISTENT == SROCE_FLUSH_PERSISTENT);
