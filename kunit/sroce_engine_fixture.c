@@ -20,6 +20,7 @@
 #include <linux/workqueue.h>
 #include <net/ipv6.h>
 
+#include "sroce_compat.h"
 #include "sroce_engine_fixture.h"
 #include "sroce_srq.h"
 #include "sroce_verbs.h"
@@ -187,10 +188,15 @@ static void sroce_fx_rx_ext(struct sroce_fx *fx, const struct sroce_fx_step *s,
 {
 	u32 mask = sroce_opcode[s->op].mask;
 
+	if (mask & SROCE_MASK_FETH) {
+		struct sroce_feth *feth = sroce_fx_hdr(hdr, s->op, SROCE_HDR_FETH);
+
+		feth->bits = sroce_feth_encode(s->plt, s->sel);
+	}
 	if (mask & SROCE_MASK_RETH) {
 		struct sroce_reth *reth = sroce_fx_hdr(hdr, s->op, SROCE_HDR_RETH);
 
-		reth->va = cpu_to_be64(sroce_fx_va(fx, s->off));
+		reth->va = cpu_to_be64(s->va ?: sroce_fx_va(fx, s->off));
 		reth->rkey = cpu_to_be32(sroce_fx_key(fx, s->key));
 		reth->len = cpu_to_be32(s->dlen);
 	}
@@ -385,13 +391,20 @@ static void sroce_fx_tx_bth(struct sroce_fx *fx, const struct sroce_fx_step *s,
 				    i, s->buf);
 }
 
-/* RETH and AtomicETH of a sent request. */
+/* FETH, RETH and AtomicETH of a sent request. */
 static void sroce_fx_tx_req_ext(struct sroce_fx *fx,
 				const struct sroce_fx_step *s, int i, u8 *hdr)
 {
 	u32 mask = sroce_opcode[s->op].mask;
 	struct kunit *test = fx->test;
 
+	if (mask & SROCE_MASK_FETH) {
+		struct sroce_feth *feth = sroce_fx_hdr(hdr, s->op, SROCE_HDR_FETH);
+
+		KUNIT_EXPECT_EQ_MSG(test, be32_to_cpu(feth->bits),
+				    (u32)s->plt | (u32)s->sel << 4,
+				    "step %d: FETH", i);
+	}
 	if (mask & SROCE_MASK_RETH) {
 		struct sroce_reth *reth = sroce_fx_hdr(hdr, s->op, SROCE_HDR_RETH);
 
@@ -653,6 +666,45 @@ static void sroce_fx_wr_remote(struct sroce_fx *fx,
 	}
 }
 
+/*
+ * Write one send WQE into the SQ ring as a provider does (sroce-abi.h)
+ * and ring the doorbell as a user QP's.  The QP counts as a user QP from
+ * now on: the requester checks the WQE by the rules of userspace, which
+ * take what no kernel verb carries (ATOMIC WRITE, FLUSH).
+ */
+static void sroce_fx_step_post_wqe(struct sroce_fx *fx,
+				   const struct sroce_fx_step *s, int i)
+{
+	struct sroce_qp *qp = fx->qp;
+	struct sroce_send_wqe *wqe;
+	const struct ib_send_wr *bad;
+	u32 prod, k;
+	int err;
+
+	qp->is_user = true;
+	prod = qp->sq.hdr->producer;
+	wqe = sroce_queue_slot(&qp->sq, prod);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = s->wr ?: ++fx->nsend;
+	wqe->opcode = s->op;
+	wqe->send_flags = s->flags | (s->unsig ? 0 : IB_SEND_SIGNALED);
+	wqe->wr.rdma.remote_addr = SROCE_FX_REMOTE_VA + s->off;
+	wqe->wr.rdma.rkey = SROCE_FX_REMOTE_RKEY;
+	wqe->wr.rdma.length = s->dlen;
+	wqe->wr.rdma.flush_type = s->plt;
+	wqe->wr.rdma.flush_level = s->sel;
+	wqe->num_sge = min_t(u32, s->n, SROCE_MAX_SGE);
+	for (k = 0; k < wqe->num_sge; k++) {
+		wqe->sge[k].addr = sroce_fx_va(fx, s->buf);
+		wqe->sge[k].length = s->len;
+		wqe->sge[k].lkey = sroce_fx_key(fx, s->key);
+	}
+	/* the data path acquires the producer index of a user ring */
+	smp_store_release(&qp->sq.hdr->producer, prod + 1);
+	err = sroce_dev_ops.post_send(&qp->ibqp, NULL, &bad);
+	KUNIT_EXPECT_EQ_MSG(fx->test, err, s->err, "step %d: doorbell", i);
+}
+
 static void sroce_fx_step_post_send(struct sroce_fx *fx,
 				    const struct sroce_fx_step *s, int i)
 {
@@ -670,6 +722,10 @@ static void sroce_fx_step_post_send(struct sroce_fx *fx,
 	};
 	int err;
 
+	if (s->kind == SROCE_FX_POST_WQE) {
+		sroce_fx_step_post_wqe(fx, s, i);
+		return;
+	}
 	BUILD_BUG_ON(offsetof(struct ib_atomic_wr, wr) ||
 		     offsetof(struct ib_ud_wr, wr));
 	wr->wr_id = s->wr ?: ++fx->nsend;
@@ -867,6 +923,7 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 		sroce_fx_no_cqe(fx, fx->rcq, i);
 		break;
 	case SROCE_FX_POST_SEND:
+	case SROCE_FX_POST_WQE:
 		sroce_fx_step_post_send(fx, s, i);
 		break;
 	case SROCE_FX_POST_RECV:
@@ -982,6 +1039,8 @@ static int sroce_fx_create_mrs(struct sroce_fx *fx)
 		[SROCE_FX_KEY_RO] = { false, IB_ACCESS_LOCAL_WRITE },
 		[SROCE_FX_KEY_PD] = { true, SROCE_FX_MR_ACCESS },
 		[SROCE_FX_KEY_INV] = { false, SROCE_FX_MR_ACCESS },
+		[SROCE_FX_KEY_FLUSH] = { false, SROCE_FX_MR_ACCESS |
+						SROCE_MR_ACCESS_FLUSH },
 	};
 	struct ib_mr *mr;
 	int k;
@@ -994,6 +1053,13 @@ static int sroce_fx_create_mrs(struct sroce_fx *fx)
 			return PTR_ERR(mr);
 		fx->mr[k] = mr;
 	}
+	/*
+	 * The flush right as a 6.2+ core registers it; 6.1's core never
+	 * passes the bit (SROCE_MR_ACCESS_FLUSH is 0 there), the responder
+	 * checks it all the same.
+	 */
+	to_sroce_mr(fx->mr[SROCE_FX_KEY_FLUSH])->access |=
+		SROCE_ACCESS_FLUSH_GLOBAL;
 	return 0;
 }
 

@@ -15,7 +15,9 @@
  *   - RX builds a request or response packet with the header helpers of
  *     sroce_hdr.h, fills its metadata as the receive path does and hands
  *     it to sroce_rcv();
- *   - SEND / RECV post work requests through post_send / post_recv;
+ *   - SEND / RECV post work requests through post_send / post_recv; WQE
+ *     writes a send WQE into the SQ ring as a provider does (the QP is a
+ *     user QP from then on) and rings the doorbell;
  *   - TX, TXS, SCQE, RCQE, STATE, COUNT, MEM ... check what came out.
  * After every step the QP's work item is flushed, so timing of the
  * workqueue never matters; timers (RNR, local ACK timeout, backpressure
@@ -73,6 +75,7 @@ enum sroce_fx_key {
 	SROCE_FX_KEY_RO,	/* DMA MR with local write only */
 	SROCE_FX_KEY_PD,	/* DMA MR of another PD, all access */
 	SROCE_FX_KEY_INV,	/* DMA MR for SEND with Invalidate */
+	SROCE_FX_KEY_FLUSH,	/* DMA MR, all remote access, FLUSH_GLOBAL */
 	SROCE_FX_NUM_MR,
 	SROCE_FX_KEY_BAD = SROCE_FX_NUM_MR,	/* no MR has it */
 };
@@ -100,6 +103,7 @@ enum sroce_fx_kind {
 	SROCE_FX_RCQE,		/* the next receive CQE must match */
 	SROCE_FX_NO_CQE,	/* both CQs are empty */
 	SROCE_FX_POST_SEND,	/* post_send .op (enum ib_wr_opcode) */
+	SROCE_FX_POST_WQE,	/* a user QP's send WQE .op, then the doorbell */
 	SROCE_FX_POST_RECV,	/* post_recv .n WQEs of .len bytes */
 	SROCE_FX_MODIFY,	/* modify_qp to state .n */
 	SROCE_FX_STATE,		/* query_qp state is .n */
@@ -126,7 +130,11 @@ enum sroce_fx_kind {
 /**
  * struct sroce_fx_step - one step of a case script
  * @kind: enum sroce_fx_kind
- * @op: BTH opcode (RX, TX, TX_BURST) or enum ib_wr_opcode (POST_SEND)
+ * @op: BTH opcode (RX, TX, TX_BURST) or enum ib_wr_opcode (POST_SEND,
+ *	POST_WQE)
+ * @plt: FETH placement type (RX, TX) or the WQE's flush_type (POST_WQE)
+ * @sel: FETH selectivity level (RX, TX) or the WQE's flush_level
+ *	(POST_WQE)
  * @syn: AETH syndrome (RX, TX of opcodes with an AETH)
  * @key: enum sroce_fx_key of the RETH/AtomicETH/IETH (RX) or SGE (POST_*)
  * @srqn: enum sroce_fx_srq: the SRQ an XRC request's XRCETH names (RX),
@@ -140,19 +148,22 @@ enum sroce_fx_kind {
  * @msn: AETH MSN
  * @len: payload bytes (RX, TX), message bytes (POST_SEND), bytes per WQE
  *	(POST_RECV, 0: SROCE_FX_RECV_LEN), bytes (MEM, MEM_ORIG)
- * @dlen: RETH DMA length (RX, TX)
- * @off: RX: local buffer offset of the RETH/AtomicETH VA; TX and
- *	POST_SEND: remote VA offset from SROCE_FX_REMOTE_VA
+ * @dlen: RETH DMA length (RX, TX); POST_WQE: wr.rdma.length
+ * @off: RX: local buffer offset of the RETH/AtomicETH VA; TX, POST_SEND
+ *	and POST_WQE: remote VA offset from SROCE_FX_REMOTE_VA
+ * @va: RX: the RETH VA itself instead of the buffer's (when not 0)
  * @buf: local buffer offset: SGE (POST_*), payload source (TX), checked
  *	bytes (MEM*, SET_U64)
  * @data: pattern offset of an RX payload and of MEM
  * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL,
- *	SRQ_WQES), state (MODIFY, STATE), milliseconds (WAIT)
+ *	SRQ_WQES; POST_WQE: SGEs, each .len bytes at .buf), state (MODIFY,
+ *	STATE), milliseconds (WAIT)
  * @imm: immediate data (host order), or the IETH R_Key of a sent
  *	SEND with Invalidate
  * @qkey: DETH Q_Key (RX: 0 is SROCE_FX_QKEY; POST_SEND and TX: 0 is
  *	SROCE_FX_QKEY2)
- * @flags: POST_SEND send flags (IB_SEND_SIGNALED is added unless @unsig)
+ * @flags: POST_SEND, POST_WQE send flags (IB_SEND_SIGNALED is added unless
+ *	@unsig)
  * @err: POST_SEND / POST_RECV return value
  * @status: CQE status (enum ib_wc_status)
  * @wc_op: CQE opcode (enum ib_wc_opcode)
@@ -167,6 +178,8 @@ struct sroce_fx_step {
 	u8 syn;
 	u8 key;
 	u8 srqn;
+	u8 plt;
+	u8 sel;
 	bool ackreq;
 	bool se;
 	bool unsig;
@@ -177,6 +190,7 @@ struct sroce_fx_step {
 	u32 len;
 	u32 dlen;
 	u32 off;
+	u64 va;
 	u32 buf;
 	u32 data;
 	u32 n;
@@ -258,6 +272,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_RCQE(...)	{ .kind = SROCE_FX_RCQE, __VA_ARGS__ }
 #define FX_NO_CQE()	{ .kind = SROCE_FX_NO_CQE }
 #define FX_SEND(...)	{ .kind = SROCE_FX_POST_SEND, __VA_ARGS__ }
+#define FX_WQE(...)	{ .kind = SROCE_FX_POST_WQE, __VA_ARGS__ }
 #define FX_RECV(...)	{ .kind = SROCE_FX_POST_RECV, __VA_ARGS__ }
 #define FX_MODIFY(st)	{ .kind = SROCE_FX_MODIFY, .n = (st) }
 #define FX_STATE(st)	{ .kind = SROCE_FX_STATE, .n = (st) }

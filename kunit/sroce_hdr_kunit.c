@@ -38,6 +38,7 @@
 #define IMMDT_BYTES	4
 #define IETH_BYTES	4
 #define XRCETH_BYTES	4
+#define FETH_BYTES	4	/* annex A19.4.1 */
 
 /* Extended headers in the order IBTA puts them after the BTH. */
 static const struct {
@@ -47,6 +48,7 @@ static const struct {
 } sroce_hdr_wire_order[] = {
 	{ SROCE_HDR_XRCETH, SROCE_MASK_XRCETH, XRCETH_BYTES },
 	{ SROCE_HDR_DETH, SROCE_MASK_DETH, DETH_BYTES },
+	{ SROCE_HDR_FETH, SROCE_MASK_FETH, FETH_BYTES },
 	{ SROCE_HDR_RETH, SROCE_MASK_RETH, RETH_BYTES },
 	{ SROCE_HDR_ATMETH, SROCE_MASK_ATMETH, ATMETH_BYTES },
 	{ SROCE_HDR_AETH, SROCE_MASK_AETH, AETH_BYTES },
@@ -59,14 +61,15 @@ static const struct {
 			 SROCE_MASK_ATMETH | SROCE_MASK_ATMACK |	\
 			 SROCE_MASK_IETH | SROCE_MASK_DETH |		\
 			 SROCE_MASK_IMMDT | SROCE_MASK_PAYLOAD |	\
-			 SROCE_MASK_XRCETH)
+			 SROCE_MASK_XRCETH | SROCE_MASK_FETH)
 #define SROCE_KINDS_ALL	(SROCE_MASK_REQ | SROCE_MASK_ACK |		\
 			 SROCE_MASK_SEND | SROCE_MASK_WRITE |		\
 			 SROCE_MASK_READ | SROCE_MASK_ATOMIC |		\
 			 SROCE_MASK_RWR | SROCE_MASK_COMP |		\
 			 SROCE_MASK_START | SROCE_MASK_MIDDLE |		\
 			 SROCE_MASK_END | SROCE_MASK_CNP |		\
-			 SROCE_MASK_INV | SROCE_MASK_ATOMIC_WRITE)
+			 SROCE_MASK_INV | SROCE_MASK_ATOMIC_WRITE |	\
+			 SROCE_MASK_FLUSH)
 
 /*
  * One expected row.  @hdrs lists the extended headers exactly.  @kind are
@@ -154,6 +157,10 @@ static const struct sroce_hdr_case sroce_hdr_cases[] = {
 	/* IBTA 1.5 oA19-28: RETH and 8 bytes to store (no IB_OPCODE_ in 6.1) */
 	{ "RC_ATOMIC_WRITE", SROCE_OPCODE_RC_ATOMIC_WRITE, IB_QPT_RC,
 	  X_RETH | X_PAY, SROCE_MASK_REQ | SROCE_MASK_ATOMIC_WRITE | X_ONLY, 0 },
+	/* IBTA 1.5 annex A19.4: FETH then RETH, no payload (none in 6.1) */
+	{ "RC_FLUSH", SROCE_OPCODE_RC_FLUSH, IB_QPT_RC,
+	  SROCE_MASK_FETH | X_RETH, SROCE_MASK_REQ | SROCE_MASK_FLUSH | X_ONLY,
+	  0 },
 	X_ROW(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC,
 	      SROCE_MASK_IETH | X_PAY, X_SEND | X_LAST | SROCE_MASK_INV,
 	      X_RECV),
@@ -250,6 +257,7 @@ static void sroce_hdr_sizes_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_deth), DETH_BYTES);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_immdt), IMMDT_BYTES);
 	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_ieth), IETH_BYTES);
+	KUNIT_EXPECT_EQ(test, sizeof(struct sroce_feth), FETH_BYTES);
 	KUNIT_EXPECT_EQ(test, SROCE_ICRC_SIZE, 4);
 	KUNIT_EXPECT_EQ(test, SROCE_UDP_PORT, 4791);
 	KUNIT_EXPECT_LE(test, sizeof(struct sroce_pkt_info),
@@ -308,6 +316,49 @@ static void sroce_hdr_opcode_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, info->offset[SROCE_HDR_PAYLOAD], off);
 }
 
+/*
+ * FETH (annex A19.4.1): the placement type in bits 3..0, the selectivity
+ * level in bits 5..4 of a big-endian word, the rest zero; the expected
+ * words are written from the specification.
+ */
+struct sroce_feth_case {
+	const char *name;
+	u8 type;
+	u8 level;
+	u32 wire;
+};
+
+static const struct sroce_feth_case sroce_feth_cases[] = {
+	{ .name = "global-range", .type = 1, .level = 0, .wire = 0x01 },
+	{ .name = "global-mr", .type = 1, .level = 1, .wire = 0x11 },
+	{ .name = "persistent-range", .type = 2, .level = 0, .wire = 0x02 },
+	{ .name = "both-mr", .type = 3, .level = 1, .wire = 0x13 },
+	{ .name = "reserved-level", .type = 1, .level = 3, .wire = 0x31 },
+};
+
+static void sroce_feth_case_desc(const struct sroce_feth_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_feth, sroce_feth_cases, sroce_feth_case_desc);
+
+static void sroce_hdr_feth_test(struct kunit *test)
+{
+	const struct sroce_feth_case *c = test->param_value;
+	struct sroce_feth feth;
+	u8 wire[4];
+
+	feth.bits = sroce_feth_encode(c->type, c->level);
+	memcpy(wire, &feth, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(wire), c->wire);
+	KUNIT_EXPECT_EQ(test, sroce_feth_type(&feth), c->type);
+	KUNIT_EXPECT_EQ(test, sroce_feth_level(&feth), c->level);
+	KUNIT_EXPECT_EQ(test, SROCE_FLUSH_GLOBAL, 1u);
+	KUNIT_EXPECT_EQ(test, SROCE_FLUSH_PERSISTENT, 2u);
+	KUNIT_EXPECT_EQ(test, SROCE_FLUSH_MR, 1);
+}
+
 /* Every opcode that is not RC, UC, UD or the CNP is invalid. */
 static void sroce_hdr_invalid_opcodes_test(struct kunit *test)
 {
@@ -325,9 +376,9 @@ static void sroce_hdr_invalid_opcodes_test(struct kunit *test)
 				    "opcode %#04x", op);
 		valid += sroce_opcode_valid(op);
 	}
-	/* 24 RC (with ATOMIC WRITE) + 12 UC + 2 UD + 23 XRC + CNP */
-	KUNIT_EXPECT_EQ(test, valid, 62u);
-	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 61);
+	/* 25 RC (with ATOMIC WRITE, FLUSH) + 12 UC + 2 UD + 23 XRC + CNP */
+	KUNIT_EXPECT_EQ(test, valid, 63u);
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(sroce_hdr_cases), 62);
 }
 
 /*
@@ -610,6 +661,7 @@ static struct kunit_case sroce_hdr_test_cases[] = {
 	KUNIT_CASE(sroce_hdr_sizes_test),
 	KUNIT_CASE_PARAM(sroce_hdr_opcode_test, sroce_hdr_gen_params),
 	KUNIT_CASE(sroce_hdr_invalid_opcodes_test),
+	KUNIT_CASE_PARAM(sroce_hdr_feth_test, sroce_feth_gen_params),
 	KUNIT_CASE(sroce_hdr_cnp_test),
 	KUNIT_CASE_PARAM(sroce_hdr_bth_test, sroce_bth_gen_params),
 	KUNIT_CASE_PARAM(sroce_hdr_skb_test, sroce_hdr_gen_params),

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 
 #include "sroce.h"
+#include "sroce_compat.h"
 #include "sroce_mr.h"
 #include "sroce_verbs.h"
 
@@ -221,6 +222,14 @@ static void sroce_mr_register_access_test(struct kunit *test)
 		{ IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE, -EINVAL },
 		{ IB_ACCESS_ON_DEMAND | IB_ACCESS_LOCAL_WRITE, -EOPNOTSUPP },
 		{ IB_ACCESS_LOCAL_WRITE | (1 << 30), -EINVAL },
+		/*
+		 * FLUSH (annex A19.4): the global flush right where the
+		 * kernel has it (6.2+); never the persistent one (no pmem)
+		 */
+		{ IB_ACCESS_REMOTE_READ | SROCE_ACCESS_FLUSH_GLOBAL,
+		  SROCE_MR_ACCESS_FLUSH ? 0 : -EINVAL },
+		{ IB_ACCESS_REMOTE_READ | SROCE_ACCESS_FLUSH_PERSISTENT,
+		  -EINVAL },
 	};
 	struct sroce_dev *dev = sroce_mr_test_dev(test);
 	struct sroce_pd pd = {};
@@ -267,6 +276,8 @@ struct sroce_mr_check_case {
 #define RW	IB_ACCESS_REMOTE_WRITE
 #define RR	IB_ACCESS_REMOTE_READ
 #define RA	IB_ACCESS_REMOTE_ATOMIC
+#define FG	SROCE_ACCESS_FLUSH_GLOBAL
+#define FP	SROCE_ACCESS_FLUSH_PERSISTENT
 #define BASE	SROCE_MR_T_IOVA
 #define END	(SROCE_MR_T_IOVA + SROCE_MR_T_LEN)
 
@@ -329,6 +340,21 @@ static const struct sroce_mr_check_case sroce_mr_check_cases[] = {
 	  .len = 8, .access = RR | RW, .err = -EACCES },
 	{ "flags_checked_for_zero_len", .mr_access = RR, .iova = BASE,
 	  .len = 0, .access = RW, .err = -EACCES },
+	/* FLUSH rights (annex A19.4), level RANGE: inside; level MR: len 0 */
+	{ "flush_global_range", .mr_access = RR | FG, .iova = BASE + 0x100,
+	  .len = 0x200, .access = FG },
+	{ "flush_global_range_past_end", .mr_access = RR | FG,
+	  .iova = END - 0x100, .len = 0x200, .access = FG, .err = -EFAULT },
+	{ "flush_global_mr_level", .mr_access = FG, .iova = 0, .len = 0,
+	  .access = FG },
+	{ "flush_global_denied", .mr_access = LW | RW | RR | RA, .iova = BASE,
+	  .len = 8, .access = FG, .err = -EACCES },
+	{ "flush_persistent_denied", .mr_access = RR | FG, .iova = BASE,
+	  .len = 8, .access = FP, .err = -EACCES },
+	{ "flush_both_one_missing", .mr_access = FG, .iova = BASE, .len = 0,
+	  .access = FG | FP, .err = -EACCES },
+	{ "flush_persistent_ok", .mr_access = FP, .iova = BASE, .len = 8,
+	  .access = FP },
 	/* PD and validity */
 	{ "other_pd", .other_pd = true, .mr_access = LW, .iova = BASE,
 	  .len = 8, .err = -EACCES },
@@ -354,6 +380,8 @@ static const struct sroce_mr_check_case sroce_mr_check_cases[] = {
 #undef RW
 #undef RR
 #undef RA
+#undef FG
+#undef FP
 #undef BASE
 #undef END
 

@@ -101,6 +101,10 @@ static const struct sroce_mw_check_case sroce_mw_check_cases[] = {
 	  .access = RR | IB_ZERO_BASED, .length = 8, .err = -EINVAL },
 	{ .name = "unknown-right", .mr_access = LW | BIND,
 	  .access = RR | IB_ACCESS_MW_BIND, .length = 8, .err = -EINVAL },
+	/* a window carries no FLUSH right (annex A19.4, SROCE_MW_ACCESS) */
+	{ .name = "flush-right", .mr_access = LW | BIND,
+	  .access = RR | SROCE_ACCESS_FLUSH_GLOBAL, .length = 8,
+	  .err = -EINVAL },
 	{ .name = "dma-mr", .dma_mr = true, .mr_access = LW | BIND,
 	  .access = RR, .length = 8, .err = -EINVAL },
 	{ .name = "window-on-a-window", .mr_type = SROCE_MR_MW1,
@@ -267,6 +271,11 @@ static const struct sroce_mw_access_case sroce_mw_access_cases[] = {
 	  .other_qp = true },
 	{ .name = "type1-other-pd", .len = 8, .access = RR, .other_pd = true },
 	{ .name = "atomic-not-granted", .len = 8, .access = RA },
+	/* FLUSH through a window: level RANGE, level MR (length 0) */
+	{ .name = "flush-range-not-granted", .len = 8,
+	  .access = SROCE_ACCESS_FLUSH_GLOBAL },
+	{ .name = "flush-mr-not-granted", .len = 0,
+	  .access = SROCE_ACCESS_FLUSH_GLOBAL },
 	{ .name = "past-the-window", .off = WIN_LEN - 4, .len = 8,
 	  .access = RW },
 	{ .name = "before-the-window", .off = -4ULL, .len = 8, .access = RR },

@@ -20,6 +20,29 @@
 #define ORIG	0x1122334455667788ULL
 #define MTU	256
 
+/*
+ * FLUSH (IBTA 1.5 annex A19.4), posted as a provider writes it: placement
+ * type @t, selectivity level @l, a range of .dlen bytes at .off; its
+ * request (BTH, FETH, RETH, no payload) and the RDMA READ RESPONSE ONLY
+ * of no payload that answers it
+ */
+#define FLUSH_WQE(t, l, ...) \
+	FX_WQE(.op = SROCE_WR_FLUSH, .plt = (t), .sel = (l), __VA_ARGS__)
+#define FLUSH_TX(p, t, l, ...) \
+	FX_TX(.op = SROCE_OPCODE_RC_FLUSH, .psn = (p), .plt = (t), .sel = (l), \
+	      .ackreq = true, __VA_ARGS__)
+#define FLUSH_RESP(p) \
+	FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = (p), .syn = FX_ACK, \
+	      .msn = 1)
+#define GLOBAL		SROCE_FLUSH_GLOBAL
+#define PERSISTENT	SROCE_FLUSH_PERSISTENT
+/* a FLUSH WQE the requester refuses: the QP fails, nothing is sent */
+#define FLUSH_REFUSED(...) \
+	FX_STEPS(FLUSH_WQE(__VA_ARGS__), FX_NO_TX(), \
+		 FX_SCQE(.wr = 1, .status = IB_WC_LOC_QP_OP_ERR, \
+			 .wc_op = SROCE_WC_FLUSH), \
+		 FX_STATE(IB_QPS_ERR))
+
 static const struct sroce_fx_case sroce_req_cases[] = {
 	/* ---- SEND: cutting at the MTU, AckReq on the last packet ---- */
 	{
@@ -356,6 +379,98 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_SEND(.op = SROCE_WR_ATOMIC_WRITE, .len = 8,
 					  .flags = IB_SEND_INLINE, .buf = DST,
+					  .err = -EINVAL),
+			FX_NO_TX(), FX_NO_CQE()),
+	},
+	/* ---- FLUSH (IBTA 1.5 annex A19.4): user QPs, RC only ---- */
+	{
+		/* the RETH names the whole range, however many MTUs it spans */
+		.name = "rc_flush_global_range",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_WQE(GLOBAL, SROCE_FLUSH_RANGE,
+					    .off = 0x40, .dlen = 100000),
+			FLUSH_TX(0, GLOBAL, SROCE_FLUSH_RANGE, .off = 0x40,
+				 .dlen = 100000),
+			FLUSH_RESP(0),
+			FX_SCQE(.wr = 1, .wc_op = SROCE_WC_FLUSH,
+				.len = 100000)),
+	},
+	{
+		/* the responder judges the placement type (sroce has no pmem) */
+		.name = "rc_flush_persistent_mr_level",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_WQE(GLOBAL | PERSISTENT, SROCE_FLUSH_MR),
+			FLUSH_TX(0, GLOBAL | PERSISTENT, SROCE_FLUSH_MR),
+			FLUSH_RESP(0),
+			FX_SCQE(.wr = 1, .wc_op = SROCE_WC_FLUSH)),
+	},
+	{
+		/* it holds an initiator depth slot until answered, as a READ */
+		.name = "rc_flush_initiator_depth",
+		.type = IB_QPT_RC,
+		.max_rd = 1,
+		.steps = FX_STEPS(FLUSH_WQE(GLOBAL, SROCE_FLUSH_MR),
+			FX_WQE(.op = IB_WR_RDMA_READ, .n = 1, .len = 8,
+			       .buf = DST, .off = 0x80),
+			FLUSH_TX(0, GLOBAL, SROCE_FLUSH_MR),
+			FX_NO_TX(),
+			FLUSH_RESP(0),
+			FX_SCQE(.wr = 1, .wc_op = SROCE_WC_FLUSH),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
+			      .off = 0x80, .dlen = 8, .ackreq = true),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 1,
+			      .syn = FX_ACK, .msn = 2, .len = 8),
+			FX_SCQE(.wr = 2, .wc_op = IB_WC_RDMA_READ, .len = 8),
+			FX_MEM(.buf = DST, .len = 8)),
+	},
+	{
+		/* a response with payload is no answer to it */
+		.name = "rc_flush_answered_with_payload",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_WQE(GLOBAL, SROCE_FLUSH_MR),
+			FLUSH_TX(0, GLOBAL, SROCE_FLUSH_MR),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
+			      .syn = FX_ACK, .msn = 1, .len = 8),
+			FX_SCQE(.wr = 1, .status = IB_WC_BAD_RESP_ERR,
+				.wc_op = SROCE_WC_FLUSH),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_type_none_refused",
+		.type = IB_QPT_RC,
+		.steps = FLUSH_REFUSED(0, SROCE_FLUSH_RANGE, .dlen = 8),
+	},
+	{
+		.name = "rc_flush_type_reserved_bit_refused",
+		.type = IB_QPT_RC,
+		.steps = FLUSH_REFUSED(GLOBAL | 8, SROCE_FLUSH_RANGE, .dlen = 8),
+	},
+	{
+		.name = "rc_flush_level_reserved_refused",
+		.type = IB_QPT_RC,
+		.steps = FLUSH_REFUSED(GLOBAL, 2, .dlen = 8),
+	},
+	{
+		.name = "rc_flush_with_sge_refused",
+		.type = IB_QPT_RC,
+		.steps = FLUSH_REFUSED(GLOBAL, SROCE_FLUSH_MR, .n = 1, .len = 8),
+	},
+	{
+		.name = "rc_flush_inline_refused",
+		.type = IB_QPT_RC,
+		.steps = FLUSH_REFUSED(GLOBAL, SROCE_FLUSH_MR,
+				       .flags = IB_SEND_INLINE),
+	},
+	{
+		.name = "uc_flush_refused",
+		.type = IB_QPT_UC,
+		.steps = FLUSH_REFUSED(GLOBAL, SROCE_FLUSH_MR),
+	},
+	{
+		/* no kernel verb carries a placement type and level */
+		.name = "rc_kernel_flush_refused",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_SEND(.op = SROCE_WR_FLUSH, .len = 0,
 					  .err = -EINVAL),
 			FX_NO_TX(), FX_NO_CQE()),
 	},

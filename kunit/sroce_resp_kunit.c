@@ -25,6 +25,21 @@
 	      .syn = FX_ACK, .msn = (m), .len = 0)
 #define UD_WCF	(IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE)
 
+/*
+ * RC FLUSH (IBTA 1.5 annex A19.4) of placement type @t and selectivity
+ * level @l, and the RDMA READ RESPONSE ONLY of no payload answering it
+ */
+#define FLUSH_RX_KEY(p, t, l, k, ...) \
+	FX_RX(.op = SROCE_OPCODE_RC_FLUSH, .psn = (p), .plt = (t), .sel = (l), \
+	      .key = (k), .ackreq = true, __VA_ARGS__)
+#define FLUSH_RX(p, t, l, ...) \
+	FLUSH_RX_KEY(p, t, l, SROCE_FX_KEY_FLUSH, __VA_ARGS__)
+#define FLUSH_OUT(p, m)	AWRITE_OUT(p, m)
+#define GLOBAL		SROCE_FLUSH_GLOBAL
+#define PERSISTENT	SROCE_FLUSH_PERSISTENT
+/* a range that ends past 2^64: outside every MR, even a DMA MR */
+#define TOP_VA		(U64_MAX - 0xff)
+
 /* The responses to a 600-byte READ of RDB at PSN 0 (path MTU 256) */
 #define RD_FIRST_OUT \
 	FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0, .syn = FX_ACK, \
@@ -893,6 +908,146 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 					.a = 1, .ackreq = true),
 			FX_NAKED(0, FX_NAK_ACC, 0),
 			FX_MEM_ORIG(.buf = ATB, .len = 8),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	/* ---- RC FLUSH (IBTA 1.5 annex A19.4) ---- */
+	{
+		.name = "rc_flush_global_mr_level",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB,
+					   .dlen = 64),
+			FLUSH_OUT(0, 1),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 0),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		/* in order: after the WRITE before it, its response acks both */
+		.name = "rc_flush_global_range_after_write",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 0,
+					.off = WRB, .dlen = 100, .len = 100),
+			FX_NO_TX(),
+			FLUSH_RX(1, GLOBAL, SROCE_FLUSH_RANGE, .off = WRB,
+				 .dlen = 100),
+			FLUSH_OUT(1, 2),
+			FX_MEM(.buf = WRB, .len = 100),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "rc_flush_range_zero_length",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_RANGE,
+					   .off = ATB),
+			FLUSH_OUT(0, 1),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "rc_flush_range_outside_mr",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_RANGE,
+					   .va = TOP_VA, .dlen = 0x200),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* level MR: the whole MR, whatever range the RETH names */
+		.name = "rc_flush_mr_level_ignores_range",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR,
+					   .va = TOP_VA, .dlen = 0x200),
+			FLUSH_OUT(0, 1),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "rc_flush_mr_without_flush_access",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
+					       SROCE_FX_KEY_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* no persistent memory: no MR grants FLUSH_PERSISTENT */
+		.name = "rc_flush_persistent_refused",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, PERSISTENT, SROCE_FLUSH_RANGE,
+					   .off = ATB, .dlen = 8),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_global_and_persistent_refused",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL | PERSISTENT,
+					   SROCE_FLUSH_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_bad_rkey",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
+					       SROCE_FX_KEY_BAD, .off = ATB),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_rkey_of_other_pd",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
+					       SROCE_FX_KEY_PD, .off = ATB),
+			FX_NAKED(0, FX_NAK_ACC, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* answered again from its resource, not flushed again */
+		.name = "rc_flush_dup_replayed",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
+			FLUSH_OUT(0, 1),
+			FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
+			FLUSH_OUT(0, 1),
+			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
+			/* the next request goes on at the next PSN and MSN */
+			FLUSH_RX(1, GLOBAL, SROCE_FLUSH_RANGE, .off = ATB,
+				 .dlen = 8),
+			FLUSH_OUT(1, 2),
+			FX_STATE(IB_QPS_RTS)),
+	},
+	{
+		.name = "rc_flush_type_none",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, 0, SROCE_FLUSH_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_type_reserved_bit",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL | 4, SROCE_FLUSH_MR,
+					   .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_level_reserved",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, 2, .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* a responder resource, like a READ (IBTA 9.5) */
+		.name = "rc_flush_no_responder_resources",
+		.type = IB_QPT_RC,
+		.max_dest_rd = SROCE_FX_ZERO,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
 			FX_STATE(IB_QPS_ERR)),
 	},
 	/* ---- the response queue: coalescing and order ---- */

@@ -31,7 +31,8 @@
  * @mem: a memory operation (LOCAL_INV, BIND_MW): never on GSI, FENCE and
  *	SIGNALED its only flags
  * @user_only: kernel QPs refuse it (BIND_MW: no kernel memory windows;
- *	ATOMIC WRITE: no kernel verb carries its 8 bytes)
+ *	ATOMIC WRITE: no kernel verb carries its 8 bytes; FLUSH: nor its
+ *	placement type and selectivity level)
  */
 struct sroce_wr_op_case {
 	const char *name;
@@ -78,7 +79,9 @@ static const struct sroce_wr_op_case sroce_wr_op_cases[] = {
 	  .opcode = IB_WR_MASKED_ATOMIC_CMP_AND_SWP },
 	{ .name = "MASKED_ATOMIC_FETCH_AND_ADD",
 	  .opcode = IB_WR_MASKED_ATOMIC_FETCH_AND_ADD },
-	{ .name = "unassigned-14", .opcode = 14 },
+	/* IBTA 1.5 annex A19.4: RC only (no XRC opcode), no data */
+	{ .name = "FLUSH", .opcode = SROCE_WR_FLUSH, .rc = true,
+	  .user_only = true },
 	/* IBTA 1.5 oA19-28: RC only, its 8 bytes inline; no kernel verb */
 	{ .name = "ATOMIC_WRITE", .opcode = SROCE_WR_ATOMIC_WRITE,
 	  .rc = true, .inl = true, .user_only = true },
@@ -205,6 +208,10 @@ static const struct sroce_wr_flags_case sroce_wr_flags_cases[] = {
 	  .flags = ALL3 | IB_SEND_INLINE },
 	{ .name = "atomic-write-all-four", .opcode = SROCE_WR_ATOMIC_WRITE,
 	  .flags = ALL3 | IB_SEND_INLINE, .ok = true },
+	{ .name = "flush-all3", .opcode = SROCE_WR_FLUSH, .flags = ALL3,
+	  .ok = true },
+	{ .name = "flush-inline", .opcode = SROCE_WR_FLUSH,
+	  .flags = IB_SEND_SIGNALED | IB_SEND_INLINE },
 	/* no checksum offload: the device lacks IB_DEVICE_UD_IP_CSUM */
 	{ .name = "send-ip-csum", .opcode = IB_WR_SEND,
 	  .flags = IB_SEND_IP_CSUM },

@@ -118,6 +118,22 @@ static_assert(sizeof(struct sroce_sge) == sizeof(struct ibv_sge) &&
 static_assert(sizeof(struct sroce_queue_hdr) == SROCE_QUEUE_HDR_SIZE,
 	      "ring header size");
 static_assert(sizeof(struct sroce_send_wqe) == 320, "send WQE size");
+/*
+ * RDMA FLUSH (IBTA 1.5 annex A19.4): rdma-core 45 and later name what
+ * sroce-abi.h defines; the completion opcode passes through as the
+ * kernel stores it, SROCE_WC_FLUSH (8), whatever the headers know.
+ */
+#ifdef SROCE_HAVE_WR_FLUSH
+static_assert(SROCE_SAME(IBV_WR_FLUSH, SROCE_WR_FLUSH) &&
+	      SROCE_SAME(IBV_WC_FLUSH, SROCE_WC_FLUSH) &&
+	      SROCE_SAME(IBV_FLUSH_GLOBAL, SROCE_FLUSH_GLOBAL) &&
+	      SROCE_SAME(IBV_FLUSH_PERSISTENT, SROCE_FLUSH_PERSISTENT) &&
+	      SROCE_SAME(IBV_FLUSH_RANGE, SROCE_FLUSH_RANGE) &&
+	      SROCE_SAME(IBV_FLUSH_MR, SROCE_FLUSH_MR) &&
+	      SROCE_SAME(IBV_ACCESS_FLUSH_GLOBAL, SROCE_ACCESS_FLUSH_GLOBAL) &&
+	      SROCE_SAME(IBV_ACCESS_FLUSH_PERSISTENT,
+			 SROCE_ACCESS_FLUSH_PERSISTENT), "FLUSH values");
+#endif
 static_assert(sizeof(struct sroce_recv_wqe) == 272, "recv WQE size");
 static_assert(sizeof(struct sroce_cqe) == 48, "CQE size");
 static_assert(sizeof(_Atomic uint32_t) == sizeof(uint32_t) &&
@@ -1235,6 +1251,27 @@ static int sroce_check_inline_only(const struct ibv_send_wr *wr,
 }
 
 /*
+ * FLUSH (IBTA 1.5 annex A19.4): only from ibv_wr_flush() (@flush; struct
+ * ibv_send_wr cannot carry its arguments, so ibv_post_send() refuses it),
+ * no data, a placement type of SROCE_FLUSH_TYPES bits (at least one), a
+ * level RANGE or MR, a range's length that fits the RETH (32 bits; at
+ * level MR the length is not used).  Returns 0 or EINVAL.
+ */
+static int sroce_check_flush_wr(const struct ibv_send_wr *wr,
+				const struct sroce_flush_args *flush)
+{
+	if (!flush || wr->num_sge || (wr->send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	if (!flush->type || (flush->type & ~SROCE_FLUSH_TYPES))
+		return EINVAL;
+	if (flush->level == SROCE_FLUSH_MR)
+		return 0;
+	if (flush->level != SROCE_FLUSH_RANGE || flush->length > UINT32_MAX)
+		return EINVAL;
+	return 0;
+}
+
+/*
  * A memory operation (SROCE_WR_OPS_MEM) carries no data (its SGEs are
  * ignored), FENCE and SIGNALED only; a bind names a window, rights within
  * SROCE_MW_ACCESS (never zero based) and an MR unless its length is 0.
@@ -1256,10 +1293,12 @@ static int sroce_check_mem_wr(const struct ibv_send_wr *wr)
 
 /*
  * Checks one send WR against the QP before anything is written.  Returns 0
- * or EINVAL.  *@inline_len gets the inline payload length.
+ * or EINVAL.  *@inline_len gets the inline payload length.  @flush: the
+ * arguments of a FLUSH, NULL from ibv_post_send().
  */
 static int sroce_check_send_wr(const struct sroce_qp *qp,
 			       const struct ibv_send_wr *wr,
+			       const struct sroce_flush_args *flush,
 			       uint32_t *inline_len)
 {
 	uint64_t len = 0;
@@ -1274,6 +1313,8 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 	*inline_len = 0;
 	if (SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))
 		return sroce_check_mem_wr(wr);
+	if ((unsigned int)wr->opcode == SROCE_WR_FLUSH)
+		return sroce_check_flush_wr(wr, flush);
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
 		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
@@ -1345,10 +1386,25 @@ static void sroce_build_send_data(struct sroce_send_wqe *wqe,
 	wqe->num_sge = (uint32_t)wr->num_sge;
 }
 
+/* The remote range and FETH fields of a checked FLUSH (wr.rdma). */
+static void sroce_build_flush(struct sroce_send_wqe *wqe,
+			      const struct ibv_send_wr *wr,
+			      const struct sroce_flush_args *flush)
+{
+	wqe->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+	wqe->wr.rdma.rkey = wr->wr.rdma.rkey;
+	/* level MR: the responder ignores the range */
+	wqe->wr.rdma.length = flush->length > UINT32_MAX ?
+			      UINT32_MAX : (uint32_t)flush->length;
+	wqe->wr.rdma.flush_type = flush->type;
+	wqe->wr.rdma.flush_level = flush->level;
+}
+
 /* Writes the WQE for a checked @wr into @wqe, a free slot we own. */
 static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 				 const struct sroce_qp *qp,
 				 const struct ibv_send_wr *wr,
+				 const struct sroce_flush_args *flush,
 				 uint32_t inline_len)
 {
 
@@ -1389,6 +1445,8 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 	default:
 		break;
 	}
+	if ((unsigned int)wr->opcode == SROCE_WR_FLUSH)
+		sroce_build_flush(wqe, wr, flush);
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD &&
 	    !(SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))) {
 		wqe->wr.ud.ah_num = to_sah(wr->wr.ud.ah)->ah_num;
@@ -1498,21 +1556,23 @@ int sroce_sq_lock(struct sroce_qp *qp, uint32_t *prod, uint32_t *cons)
 
 /*
  * Checks @wr and writes its WQE into slot *@prod of the locked SQ, which
- * it then advances.  Returns 0, EINVAL (sroce_check_send_wr) or ENOMEM
- * (the SQ is full); nothing is written then.
+ * it then advances.  @flush: a FLUSH's arguments (ibv_wr_flush()), else
+ * NULL.  Returns 0, EINVAL (sroce_check_send_wr) or ENOMEM (the SQ is
+ * full); nothing is written then.
  */
 int sroce_sq_put(struct sroce_qp *qp, const struct ibv_send_wr *wr,
-		 uint32_t *prod, uint32_t *cons)
+		 const struct sroce_flush_args *flush, uint32_t *prod,
+		 uint32_t *cons)
 {
 	uint32_t inline_len;
 	int ret;
 
-	ret = sroce_check_send_wr(qp, wr, &inline_len);
+	ret = sroce_check_send_wr(qp, wr, flush, &inline_len);
 	if (ret)
 		return ret;
 	if (!sroce_wq_has_room(&qp->sq, *prod, cons))
 		return ENOMEM;
-	sroce_build_send_wqe(sroce_ring_slot(&qp->sq, *prod), qp, wr,
+	sroce_build_send_wqe(sroce_ring_slot(&qp->sq, *prod), qp, wr, flush,
 			     inline_len);
 	(*prod)++;
 	return 0;
@@ -1549,7 +1609,7 @@ static int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return ret;
 	}
 	for (prod = start; wr; wr = wr->next) {
-		ret = sroce_sq_put(qp, wr, &prod, &cons);
+		ret = sroce_sq_put(qp, wr, NULL, &prod, &cons);
 		if (ret) {
 			*bad_wr = wr;
 			break;

@@ -78,6 +78,18 @@ struct sroce_cq {
 };
 
 /*
+ * The arguments of an RDMA FLUSH (ibv_wr_flush(), IBTA 1.5 annex A19.4),
+ * which struct ibv_send_wr has no room for: the range's @length, the
+ * placement type @type (SROCE_FLUSH_GLOBAL / _PERSISTENT bits) and the
+ * selectivity level @level (SROCE_FLUSH_RANGE or SROCE_FLUSH_MR).
+ */
+struct sroce_flush_args {
+	uint64_t length;
+	uint8_t type;
+	uint8_t level;
+};
+
+/*
  * A batch of the ibv_wr_* API (ibv_wr_start .. ibv_wr_complete): the work
  * request being built is kept in ibv_post_send()'s form (@wr, its gather
  * list @sge, inline bytes copied into @inline_buf by the setter, as the
@@ -86,12 +98,14 @@ struct sroce_cq {
  * comes.  The SQ lock is held from ibv_wr_start on (@locked); WQEs go to
  * slots [@start, @prod), published only by ibv_wr_complete() when no call
  * of the batch failed (@err: the first errno).  @ops: IBV_WR_* opcode bits
- * (SROCE_WR_OP_BIT) the QP was created for (send_ops_flags).
+ * (SROCE_WR_OP_BIT) the QP was created for (send_ops_flags).  @flush: the
+ * FLUSH arguments of @wr when it is one.
  */
 struct sroce_wr_batch {
 	struct ibv_send_wr wr;
 	struct ibv_sge sge[SROCE_MAX_SGE];
 	uint8_t inline_buf[SROCE_MAX_INLINE];
+	struct sroce_flush_args flush;
 	uint32_t start;
 	uint32_t prod;
 	uint32_t cons;
@@ -141,7 +155,8 @@ int sroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 uint32_t sroce_qp_opcodes(enum ibv_qp_type type);
 int sroce_sq_lock(struct sroce_qp *qp, uint32_t *prod, uint32_t *cons);
 int sroce_sq_put(struct sroce_qp *qp, const struct ibv_send_wr *wr,
-		 uint32_t *prod, uint32_t *cons);
+		 const struct sroce_flush_args *flush, uint32_t *prod,
+		 uint32_t *cons);
 int sroce_sq_unlock_post(struct sroce_qp *qp, uint32_t start, uint32_t prod);
 
 /* sroce_ex.c */

@@ -26,11 +26,17 @@
  * target's XRC SRQ, and XRC receive (TGT) QPs in an XRC domain, which
  * have no queue of their own (no PD, no CQ, no send operation).
  *
- * Not offered: TSO and flush, or an operation the QP type does not take
- * (ATOMIC WRITE is RC only): creating a QP that asks for them fails with
- * EOPNOTSUPP; completion timestamps (a CQE carries no time the device
- * could vouch for: IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and _WALLCLOCK fail
- * with EOPNOTSUPP), CVLAN, flow tag, tag matching.
+ * RDMA FLUSH (IBTA 1.5 annex A19.4, RC only): ibv_wr_flush() and
+ * IBV_QP_EX_WITH_FLUSH exist from rdma-core 45 on (struct ibv_qp_ex grew
+ * wr_flush after wr_atomic_write); the build offers them when the
+ * headers have them (SROCE_HAVE_WR_FLUSH, a test compile in Makefile).
+ *
+ * Not offered: TSO, flush with older headers, or an operation the QP type
+ * does not take (ATOMIC WRITE and FLUSH are RC only): creating a QP that
+ * asks for them fails with EOPNOTSUPP; completion timestamps (a CQE
+ * carries no time the device could vouch for:
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and _WALLCLOCK fail with
+ * EOPNOTSUPP), CVLAN, flow tag, tag matching.
  */
 #include <errno.h>
 #include <limits.h>
@@ -61,6 +67,9 @@ static const struct {
 	{ IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD },
 	{ IBV_QP_EX_WITH_SEND_WITH_INV, IBV_WR_SEND_WITH_INV },
 	{ IBV_QP_EX_WITH_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE },
+#ifdef SROCE_HAVE_WR_FLUSH
+	{ IBV_QP_EX_WITH_FLUSH, IBV_WR_FLUSH },
+#endif
 	{ IBV_QP_EX_WITH_LOCAL_INV, IBV_WR_LOCAL_INV },
 	{ IBV_QP_EX_WITH_BIND_MW, IBV_WR_BIND_MW },
 };
@@ -187,7 +196,9 @@ static void sroce_wr_flush(struct sroce_qp *qp)
 		b->err = EINVAL;
 		return;
 	}
-	b->err = sroce_sq_put(qp, &b->wr, &b->prod, &b->cons);
+	b->err = sroce_sq_put(qp, &b->wr,
+			      (unsigned int)b->wr.opcode == SROCE_WR_FLUSH ?
+			      &b->flush : NULL, &b->prod, &b->cons);
 }
 
 static void sroce_wr_start(struct ibv_qp_ex *qpx)
@@ -416,6 +427,28 @@ static void sroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wr->send_flags |= IBV_SEND_INLINE;
 }
 
+#ifdef SROCE_HAVE_WR_FLUSH
+/*
+ * RDMA FLUSH (IBTA 1.5 annex A19.4): no data; a gather or inline setter
+ * after it makes sroce_sq_put() refuse the request.
+ */
+static void sroce_wr_rdma_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr, size_t len, uint8_t type,
+				uint8_t level)
+{
+	struct sroce_wr_batch *b = &qpx_to_sqp(qpx)->wrb;
+	struct ibv_send_wr *wr = sroce_wr_begin(qpx, IBV_WR_FLUSH);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	b->flush.length = len;
+	b->flush.type = type;
+	b->flush.level = level;
+}
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Extended QP: setters                                                */
 /* ------------------------------------------------------------------ */
@@ -533,6 +566,9 @@ static void sroce_qp_ex_set_ops(struct ibv_qp_ex *qpx)
 	qpx->wr_atomic_cmp_swp = sroce_wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = sroce_wr_atomic_fetch_add;
 	qpx->wr_atomic_write = sroce_wr_atomic_write;
+#ifdef SROCE_HAVE_WR_FLUSH
+	qpx->wr_flush = sroce_wr_rdma_flush;
+#endif
 	qpx->wr_set_sge = sroce_wr_set_sge;
 	qpx->wr_set_sge_list = sroce_wr_set_sge_list;
 	qpx->wr_set_inline_data = sroce_wr_set_inline_data;

@@ -73,6 +73,8 @@ static u32 sroce_comp_wc_opcode(u32 wr_opcode)
 		return IB_UVERBS_WC_TSO;
 	case SROCE_WR_ATOMIC_WRITE:
 		return SROCE_WC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		return SROCE_WC_FLUSH;
 	default:
 		return IB_UVERBS_WC_SEND;
 	}
@@ -601,7 +603,7 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 	return w;
 }
 
-/* The response of a one-PSN atomic or ATOMIC WRITE @w arrived: done. */
+/* The response of a one-PSN atomic, ATOMIC WRITE or FLUSH @w arrived. */
 static void sroce_comp_single_done(struct sroce_qp *qp,
 				   struct sroce_req_wqe *w)
 {
@@ -612,11 +614,12 @@ static void sroce_comp_single_done(struct sroce_qp *qp,
 }
 
 /*
- * The response to an ATOMIC WRITE (IBTA 1.5 oA19-28): an RDMA READ
- * RESPONSE ONLY without payload, as rdma_rxe sends it.
+ * The response to an ATOMIC WRITE (IBTA 1.5 oA19-28) or a FLUSH (annex
+ * A19.4): an RDMA READ RESPONSE ONLY without payload, as rdma_rxe sends
+ * it.
  */
-static void sroce_comp_awrite_resp(struct sroce_qp *qp,
-				   struct sroce_req_wqe *w, u8 opcode, u32 len)
+static void sroce_comp_empty_resp(struct sroce_qp *qp,
+				  struct sroce_req_wqe *w, u8 opcode, u32 len)
 {
 	if (opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY || len) {
 		sroce_req_fail(qp, w, IB_WC_BAD_RESP_ERR);
@@ -639,14 +642,15 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (!sroce_comp_aeth_ok(pkt))
 		return;
-	w = sroce_comp_response_wqe(qp, psn, SROCE_WR_READ | SROCE_WR_AWRITE);
+	w = sroce_comp_response_wqe(qp, psn, SROCE_WR_READ | SROCE_WR_AWRITE |
+				    SROCE_WR_RFLUSH);
 	if (!w)
 		return;
 	data = sroce_comp_payload(skb, &len);
 	if (!data)
 		return;
-	if (w->cls & SROCE_WR_AWRITE) {
-		sroce_comp_awrite_resp(qp, w, opcode, len);
+	if (w->cls & (SROCE_WR_AWRITE | SROCE_WR_RFLUSH)) {
+		sroce_comp_empty_resp(qp, w, opcode, len);
 		return;
 	}
 	off = sroce_psn_diff(psn, w->first_psn) * snd->mtu;

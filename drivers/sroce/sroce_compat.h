@@ -30,6 +30,30 @@
 #endif
 
 /*
+ * RDMA FLUSH (IBTA 1.5 annex A19.4) in the core: Linux 6.2 added
+ * IB_DEVICE_FLUSH_GLOBAL, IB_ACCESS_FLUSH_GLOBAL and
+ * IB_ACCESS_FLUSH_PERSISTENT (commit "RDMA: Extend RDMA kernel verbs ABI
+ * to support flush").  6.1's core refuses MR access bits above
+ * IB_ACCESS_HUGETLB, so no MR registered through it carries a flush
+ * right; there sroce advertises no flush capability and its MRs take no
+ * flush bit (both 0 below), and its responder refuses every FLUSH.
+ *   SROCE_DEVICE_FLUSH_GLOBAL: the device capability bit; sroce has no
+ *	persistent memory, so never IB_DEVICE_FLUSH_PERSISTENT.
+ *   SROCE_MR_ACCESS_FLUSH: the flush access bits an MR may be
+ *	registered with: IB_ACCESS_FLUSH_GLOBAL (the core already refuses
+ *	IB_ACCESS_FLUSH_PERSISTENT for lack of the capability).
+ * The bits the responder requires are sroce-abi.h's SROCE_ACCESS_FLUSH_*,
+ * the same values (asserted in sroce_opcode.c).
+ */
+#if SROCE_KERNEL_AT_LEAST(6, 2)
+#define SROCE_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
+#define SROCE_MR_ACCESS_FLUSH		IB_ACCESS_FLUSH_GLOBAL
+#else
+#define SROCE_DEVICE_FLUSH_GLOBAL	0
+#define SROCE_MR_ACCESS_FLUSH		0
+#endif
+
+/*
  * Free an object after an RCU grace period, without an rcu_head in it.
  * Process context only (may wait for a grace period when memory is short).
  * kvfree_rcu_mightsleep() exists from 6.1.y stable on; the one-argument

@@ -16,6 +16,7 @@
 #include <linux/bits.h>
 #include <linux/skbuff.h>
 #include <rdma/ib_verbs.h>
+#include <uapi/rdma/sroce-abi.h>
 
 #define SROCE_UDP_PORT		4791
 #define SROCE_ICRC_SIZE		4
@@ -30,6 +31,11 @@
  * 8 bytes of payload; Linux 6.2+ names it IB_OPCODE_RC_ATOMIC_WRITE.
  */
 #define SROCE_OPCODE_RC_ATOMIC_WRITE	0x1d
+/*
+ * RC FLUSH (IBTA vol. 1 1.5, table 38 and annex A19.4): BTH, FETH, RETH,
+ * no payload; Linux 6.2+ names it IB_OPCODE_RC_FLUSH.
+ */
+#define SROCE_OPCODE_RC_FLUSH		0x1c
 
 /* BTH, 12 bytes (IBTA 9.2) */
 struct sroce_bth {
@@ -54,6 +60,14 @@ struct sroce_reth {
 	__be64 va;
 	__be32 rkey;
 	__be32 len;
+} __packed;
+
+/*
+ * FETH, 4 bytes (IBTA annex A19.4.1): the placement type in bits 3..0,
+ * the selectivity level in bits 5..4 (SROCE_FETH_* of sroce-abi.h).
+ */
+struct sroce_feth {
+	__be32 bits;
 } __packed;
 
 /* AETH, 4 bytes (IBTA 9.3.5) */
@@ -104,6 +118,7 @@ struct sroce_xrceth {
 enum sroce_hdr_type {
 	SROCE_HDR_BTH,
 	SROCE_HDR_XRCETH,
+	SROCE_HDR_FETH,
 	SROCE_HDR_RETH,
 	SROCE_HDR_AETH,
 	SROCE_HDR_ATMETH,
@@ -119,6 +134,7 @@ enum sroce_hdr_type {
 enum sroce_hdr_mask {
 	SROCE_MASK_BTH		= BIT(SROCE_HDR_BTH),
 	SROCE_MASK_XRCETH	= BIT(SROCE_HDR_XRCETH),
+	SROCE_MASK_FETH		= BIT(SROCE_HDR_FETH),
 	SROCE_MASK_RETH		= BIT(SROCE_HDR_RETH),
 	SROCE_MASK_AETH		= BIT(SROCE_HDR_AETH),
 	SROCE_MASK_ATMETH	= BIT(SROCE_HDR_ATMETH),
@@ -144,6 +160,7 @@ enum sroce_hdr_mask {
 	SROCE_MASK_CNP		= BIT(23),
 	SROCE_MASK_INV		= BIT(24),	/* send with invalidate */
 	SROCE_MASK_ATOMIC_WRITE	= BIT(25),	/* RC ATOMIC WRITE */
+	SROCE_MASK_FLUSH	= BIT(26),	/* RC FLUSH */
 };
 
 /* Transport classes: top three bits of the opcode (IBTA 9.2.1). */
@@ -290,6 +307,34 @@ static inline void sroce_bth_init(struct sroce_bth *bth, u8 opcode, bool se,
 	bth->qpn = cpu_to_be32(qpn & SROCE_QPN_MASK);
 	bth->apsn = cpu_to_be32((ackreq ? SROCE_BTH_ACKREQ : 0) |
 				(psn & SROCE_PSN_MASK));
+}
+
+/**
+ * sroce_feth_encode() - the FETH of a FLUSH
+ * @type: placement type, SROCE_FLUSH_* bits (A19.4.1.1)
+ * @level: selectivity level, SROCE_FLUSH_RANGE or SROCE_FLUSH_MR
+ *	(A19.4.1.2)
+ *
+ * Return: the FETH in wire order.
+ */
+static inline __be32 sroce_feth_encode(u8 type, u8 level)
+{
+	return cpu_to_be32((type & SROCE_FETH_PLT_MASK) |
+			   ((level << SROCE_FETH_SEL_SHIFT) &
+			    SROCE_FETH_SEL_MASK));
+}
+
+/* Placement type of a FETH (A19.4.1.1). */
+static inline u8 sroce_feth_type(const struct sroce_feth *feth)
+{
+	return be32_to_cpu(feth->bits) & SROCE_FETH_PLT_MASK;
+}
+
+/* Selectivity level of a FETH (A19.4.1.2). */
+static inline u8 sroce_feth_level(const struct sroce_feth *feth)
+{
+	return (be32_to_cpu(feth->bits) & SROCE_FETH_SEL_MASK) >>
+	       SROCE_FETH_SEL_SHIFT;
 }
 
 /* ---- PSN arithmetic (IBTA 9.7.1: 24-bit serial numbers) ---- */

@@ -54,8 +54,13 @@
 #define SROCE_MR_KEY_BYTE	0xffU
 #define SROCE_MR_MAX_INDEX	(U32_MAX >> SROCE_MR_KEY_SHIFT)
 
-/* Access flags an MR may carry; MW_BIND lets windows bind to it (sroce_mw.c). */
-#define SROCE_MR_ACCESS_MASK	(IB_ACCESS_LOCAL_WRITE | \
+/*
+ * Access flags an MR may carry; MW_BIND lets windows bind to it (sroce_mw.c),
+ * FLUSH_GLOBAL lets a peer's FLUSH name it (annex A19.4, where the kernel
+ * has the bit: SROCE_MR_ACCESS_FLUSH).
+ */
+#define SROCE_MR_ACCESS_MASK	(SROCE_MR_ACCESS_FLUSH | \
+				 IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC | \
@@ -68,7 +73,9 @@
 #define SROCE_MR_CHECK_MASK	(IB_ACCESS_LOCAL_WRITE | \
 				 IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_ATOMIC | \
+				 SROCE_ACCESS_FLUSH_GLOBAL | \
+				 SROCE_ACCESS_FLUSH_PERSISTENT)
 
 /* Access flags that let a peer name the MR in an rkey. */
 #define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE | \

@@ -36,6 +36,7 @@
 #define IETH_SZ		sizeof(struct sroce_ieth)
 #define DETH_SZ		sizeof(struct sroce_deth)
 #define IMMDT_SZ	sizeof(struct sroce_immdt)
+#define FETH_SZ		sizeof(struct sroce_feth)
 #define XRCETH_SZ	sizeof(struct sroce_xrceth)
 #define BX_SZ		(BTH_SZ + XRCETH_SZ)	/* XRC request: BTH, XRCETH */
 #define CNP_RESV_SZ	16	/* reserved bytes after a CNP's BTH */
@@ -57,6 +58,14 @@
 #define SROCE_L_RETH_LEN	(BTH_SZ + RETH_SZ)
 #define SROCE_L_RETH_OFF	{ [SROCE_HDR_RETH] = BTH_SZ,		\
 				  [SROCE_HDR_PAYLOAD] = BTH_SZ + RETH_SZ }
+
+/* FLUSH (annex A19.4): the FETH, then the RETH; no payload */
+#define SROCE_L_FETH_RETH_MASK	(SROCE_MASK_FETH | SROCE_MASK_RETH)
+#define SROCE_L_FETH_RETH_LEN	(BTH_SZ + FETH_SZ + RETH_SZ)
+#define SROCE_L_FETH_RETH_OFF	{ [SROCE_HDR_FETH] = BTH_SZ,		\
+				  [SROCE_HDR_RETH] = BTH_SZ + FETH_SZ,	\
+				  [SROCE_HDR_PAYLOAD] = BTH_SZ + FETH_SZ + \
+							RETH_SZ }
 
 #define SROCE_L_RETH_IMM_MASK	(SROCE_MASK_RETH | SROCE_MASK_IMMDT)
 #define SROCE_L_RETH_IMM_LEN	(BTH_SZ + RETH_SZ + IMMDT_SZ)
@@ -224,6 +233,13 @@ const struct sroce_opcode_info sroce_opcode[256] = {
 		  RETH, SROCE_MASK_REQ | SROCE_MASK_ATOMIC_WRITE |
 		  SROCE_MASK_PAYLOAD | ONLY),
 
+	/*
+	 * RC FLUSH (A19.4): FETH and RETH, no payload; a responder resource
+	 * answers it with an RDMA READ RESPONSE ONLY of no payload
+	 */
+	SROCE_ROW(SROCE_OPCODE_RC_FLUSH, "RC_FLUSH", IB_QPT_RC, FETH_RETH,
+		  SROCE_MASK_REQ | SROCE_MASK_FLUSH | ONLY),
+
 	/* RC SEND with invalidate: the IETH names the rkey to invalidate */
 	SROCE_OP(RC, SEND_LAST_WITH_INVALIDATE, IB_QPT_RC, IETH,
 		 REQ_SEND | LAST | COMP | INV),
@@ -316,7 +332,23 @@ SROCE_WR_SAME(SEND_WITH_INV);
 static_assert((int)IB_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE);
 static_assert((int)IB_UVERBS_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
 static_assert((int)IB_OPCODE_RC_ATOMIC_WRITE == SROCE_OPCODE_RC_ATOMIC_WRITE);
+/* FLUSH (annex A19.4): sroce's numbers and bits are the kernel's since 6.2 */
+static_assert((int)IB_WR_FLUSH == SROCE_WR_FLUSH);
+static_assert((int)IB_UVERBS_WC_FLUSH == SROCE_WC_FLUSH);
+static_assert((int)IB_WC_FLUSH == SROCE_WC_FLUSH);
+static_assert((int)IB_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
+static_assert((int)IB_OPCODE_RC_FLUSH == SROCE_OPCODE_RC_FLUSH);
+static_assert(IB_FLUSH_GLOBAL == SROCE_FLUSH_GLOBAL);
+static_assert(IB_FLUSH_PERSISTENT == SROCE_FLUSH_PERSISTENT);
+static_assert(IB_FLUSH_RANGE == SROCE_FLUSH_RANGE);
+static_assert(IB_FLUSH_MR == SROCE_FLUSH_MR);
+static_assert(IB_ACCESS_FLUSH_GLOBAL == SROCE_ACCESS_FLUSH_GLOBAL);
+static_assert(IB_ACCESS_FLUSH_PERSISTENT == SROCE_ACCESS_FLUSH_PERSISTENT);
 #endif
+/* FLUSH's WQE fields live in what was padding of @wr.rdma */
+static_assert(sizeof(struct sroce_send_wqe) == 320);
+static_assert(offsetof(struct sroce_send_wqe, wr.rdma.length) == 44);
+static_assert(sizeof(((struct sroce_send_wqe *)0)->wr) == 32);
 static_assert(IB_SEND_FENCE == SROCE_WR_FLAG_FENCE);
 static_assert(IB_SEND_SIGNALED == SROCE_WR_FLAG_SIGNALED);
 static_assert(IB_SEND_SOLICITED == SROCE_WR_FLAG_SOLICITED);
@@ -331,8 +363,9 @@ static_assert(!(SROCE_WR_SEND_FLAGS & IB_SEND_IP_CSUM));
  *	it (memory management operations: kernel verbs only)
  * @send_flags: IB_SEND_* bits it may carry
  * @user_only: kernel QPs refuse it: no kernel verb carries its data (ATOMIC
- *	WRITE's 8 bytes; IB_WR_BIND_MW: struct ib_send_wr has no bind
- *	fields, kernel verbs allocate no memory window)
+ *	WRITE's 8 bytes; FLUSH's placement type and selectivity level;
+ *	IB_WR_BIND_MW: struct ib_send_wr has no bind fields, kernel verbs
+ *	allocate no memory window)
  */
 struct sroce_wr_rule {
 	u16 qp_types;
@@ -376,7 +409,8 @@ struct sroce_wr_rule {
 			SROCE_WR_SEND_FLAGS :				\
 			SROCE_WR_SEND_FLAGS & ~SROCE_WR_FLAG_INLINE,	\
 		.user_only = SROCE_WR_HAS(SROCE_WR_OPS_INLINE_ONLY, pfx##op) || \
-			     pfx##op == IB_UVERBS_WR_BIND_MW,		\
+			     pfx##op == IB_UVERBS_WR_BIND_MW ||		\
+			     pfx##op == SROCE_WR_FLUSH,			\
 	}
 #define SROCE_WR(op)	SROCE_WR_ROW(IB_UVERBS_WR_, op)
 
@@ -399,6 +433,7 @@ static const struct sroce_wr_rule sroce_wr_rules[] = {
 	SROCE_WR(RDMA_READ_WITH_INV),
 	SROCE_WR(MASKED_ATOMIC_CMP_AND_SWP),
 	SROCE_WR(MASKED_ATOMIC_FETCH_AND_ADD),
+	SROCE_WR_ROW(SROCE_WR_, FLUSH),
 	SROCE_WR_ROW(SROCE_WR_, ATOMIC_WRITE),
 	[IB_WR_REG_MR] = SROCE_WR_LOCAL_OP,
 };
@@ -417,15 +452,15 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  *	of a WQE read out of a ring (the same numbers)
  *
  * RC accepts SEND (with immediate, with invalidate), RDMA WRITE (with
- * immediate), RDMA READ, both atomics and ATOMIC WRITE (IBTA 1.5
- * oA19-28); UC accepts SEND and RDMA WRITE,
+ * immediate), RDMA READ, both atomics, ATOMIC WRITE and FLUSH (IBTA 1.5
+ * oA19-28, annex A19.4); UC accepts SEND and RDMA WRITE,
  * each also with immediate; UD and GSI accept SEND and SEND with
  * immediate (IBTA vol. 1 9.4: the operations each transport service
  * carries; 11.4.1.1 Post Send Request).  SEND with invalidate is RC only:
  * no UC opcode carries an IETH (9.2).  LOCAL_INV on every type and
  * BIND_MW on RC and UC (memory windows, 10.6.7).  An XRC send (INI) QP
- * accepts RC's operations but ATOMIC WRITE and BIND_MW; an XRC receive
- * (TGT) QP none (no send queue).  These are SROCE_WR_OPS_RC, _UC, _UD and
+ * accepts RC's operations but ATOMIC WRITE, FLUSH and BIND_MW; an XRC
+ * receive (TGT) QP none (no send queue).  These are SROCE_WR_OPS_RC, _UC, _UD and
  * _XRC of sroce-abi.h, which the provider checks as well.
  *
  * Context: any.
@@ -449,9 +484,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_opcode_ok);
  * @opcode: enum ib_wr_opcode
  *
  * What sroce_wr_opcode_ok() accepts but what is userspace's only (struct
- * sroce_wr_rule @user_only: ATOMIC WRITE, IB_WR_BIND_MW), and IB_WR_REG_MR
- * on RC, UC and UD QPs (IBTA 10.6.3.6; @kern_qp_types): fast-register MRs
- * exist for kernel consumers only.
+ * sroce_wr_rule @user_only: ATOMIC WRITE, FLUSH, IB_WR_BIND_MW), and
+ * IB_WR_REG_MR on RC, UC and UD QPs (IBTA 10.6.3.6; @kern_qp_types):
+ * fast-register MRs exist for kernel consumers only.
  * Context: any.
  * Return: true when accepted.
  */

@@ -80,6 +80,7 @@ static const u16 sroce_req_wr_cls[] = {
 						  SROCE_WR_CMP_SWAP,
 	[IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD]	= SROCE_WR_ATOMIC,
 	[SROCE_WR_ATOMIC_WRITE]			= SROCE_WR_AWRITE,
+	[SROCE_WR_FLUSH]			= SROCE_WR_RFLUSH,
 	[IB_UVERBS_WR_LOCAL_INV]		= SROCE_WR_LOCAL,
 	[IB_UVERBS_WR_BIND_MW]			= SROCE_WR_LOCAL | SROCE_WR_BIND,
 	[IB_WR_REG_MR]				= SROCE_WR_LOCAL | SROCE_WR_REG,
@@ -127,6 +128,26 @@ static bool sroce_req_copy_slot(struct sroce_qp *qp, u32 idx,
 	return true;
 }
 
+/*
+ * FLUSH (IBTA 1.5 annex A19.4.1): a placement type of SROCE_FLUSH_TYPES
+ * bits, at least one; a selectivity level RANGE or MR; no SGEs (the flags
+ * refused INLINE).  Its length is the range's, no data: no message size
+ * limit, one PSN.  The responder checks the rkey, the range and the MR's
+ * rights.
+ */
+static enum ib_wc_status sroce_req_check_flush(struct sroce_req_wqe *w)
+{
+	const struct sroce_send_wqe *wqe = &w->wqe;
+	u8 type = wqe->wr.rdma.flush_type;
+	u8 level = wqe->wr.rdma.flush_level;
+
+	if (!type || (type & ~SROCE_FLUSH_TYPES) || wqe->num_sge ||
+	    (level != SROCE_FLUSH_RANGE && level != SROCE_FLUSH_MR))
+		return IB_WC_LOC_QP_OP_ERR;
+	w->length = wqe->wr.rdma.length;
+	return IB_WC_SUCCESS;
+}
+
 /* Validate a copied WQE and compute its length (IBTA 10.8.3, 9.4). */
 static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 					     struct sroce_req_wqe *w)
@@ -136,6 +157,8 @@ static enum ib_wc_status sroce_req_check_wqe(struct sroce_qp *qp,
 	w->cls = sroce_req_wr_class(qp, wqe->opcode);
 	if (!w->cls || !sroce_wr_flags_ok(wqe->opcode, wqe->send_flags))
 		return IB_WC_LOC_QP_OP_ERR;
+	if (w->cls & SROCE_WR_RFLUSH)
+		return sroce_req_check_flush(w);
 	/* memory operations carry no data (the flags refused INLINE) */
 	if ((w->cls & SROCE_WR_LOCAL) && wqe->num_sge)
 		return IB_WC_LOC_QP_OP_ERR;
@@ -422,6 +445,8 @@ static u8 sroce_req_next_opcode(const struct sroce_qp *qp,
 		return base | IB_OPCODE_RDMA_READ_REQUEST;
 	if (cls & SROCE_WR_AWRITE)
 		return SROCE_OPCODE_RC_ATOMIC_WRITE;
+	if (cls & SROCE_WR_RFLUSH)
+		return SROCE_OPCODE_RC_FLUSH;
 	if (cls & SROCE_WR_ATOMIC)
 		return base | (cls & SROCE_WR_CMP_SWAP ?
 			       IB_OPCODE_COMPARE_SWAP : IB_OPCODE_FETCH_ADD);
@@ -449,8 +474,10 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		u32 last = sroce_req_chunk_last(w, snd->psn);
 
 		p->npsn = sroce_psn_diff(last, snd->psn) + 1;
-		p->rlen = min(p->rlen, p->npsn * snd->mtu);
-		/* ATOMIC WRITE: its 8 bytes; READ and atomics: none */
+		/* FLUSH: the whole range, in its one PSN */
+		if (w->cls & SROCE_WR_READ)
+			p->rlen = min(p->rlen, p->npsn * snd->mtu);
+		/* ATOMIC WRITE: its 8 bytes; the others: none */
 		p->payload = w->cls & SROCE_WR_AWRITE ? w->length : 0;
 		p->last = last == w->last_psn;
 	} else {
@@ -534,6 +561,13 @@ static void sroce_req_fill_ext(const struct sroce_qp *qp,
 			(void *)(hdr + info->offset[SROCE_HDR_XRCETH]);
 
 		x->srqn = cpu_to_be32(wqe->xrc_remote_srqn & SROCE_SRQN_MASK);
+	}
+	if (info->mask & SROCE_MASK_FETH) {
+		struct sroce_feth *feth =
+			(void *)(hdr + info->offset[SROCE_HDR_FETH]);
+
+		feth->bits = sroce_feth_encode(wqe->wr.rdma.flush_type,
+					       wqe->wr.rdma.flush_level);
 	}
 	if (info->mask & SROCE_MASK_RETH) {
 		struct sroce_reth *reth =

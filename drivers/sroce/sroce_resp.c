@@ -51,9 +51,12 @@ enum sroce_resp_ret {
 	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
 };
 
-/* Requests their own response acknowledges: READ, atomics, ATOMIC WRITE. */
+/*
+ * Requests their own response acknowledges: READ, atomics, ATOMIC WRITE,
+ * FLUSH.
+ */
 #define SROCE_MASK_RESPONDED	(SROCE_MASK_READ | SROCE_MASK_ATOMIC | \
-				 SROCE_MASK_ATOMIC_WRITE)
+				 SROCE_MASK_ATOMIC_WRITE | SROCE_MASK_FLUSH)
 
 /* Atomic operations are atomic with respect to each other (IBTA 9.4.5). */
 static DEFINE_SPINLOCK(sroce_resp_atomic_lock);
@@ -1150,6 +1153,77 @@ static enum sroce_resp_ret sroce_resp_do_awrite(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
+/*
+ * The MR rights a FLUSH of placement type @type needs (IBTA 1.5 annex
+ * A19.4.1.1), 0 for a type that is none or not known.
+ */
+static int sroce_resp_flush_access(u8 type)
+{
+	int access = 0;
+
+	if (!type || (type & ~SROCE_FLUSH_TYPES))
+		return 0;
+	if (type & SROCE_FLUSH_GLOBAL)
+		access |= SROCE_ACCESS_FLUSH_GLOBAL;
+	if (type & SROCE_FLUSH_PERSISTENT)
+		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
+
+/*
+ * FLUSH (IBTA 1.5 annex A19.4): a known placement type and selectivity
+ * level (else an invalid request); the rkey, an MR's or a window's, in the
+ * QP's PD with the flush rights of the placement type, and at level RANGE
+ * [va, va + len) inside it; at level MR the whole MR, whatever the RETH
+ * says.  Anything else is a remote access error, as for a READ.  sroce has
+ * no persistent memory: no MR carries IB_ACCESS_FLUSH_PERSISTENT (the core
+ * refuses it without IB_DEVICE_FLUSH_PERSISTENT; windows carry no flush
+ * right at all), so a PERSISTENT FLUSH is always refused.  The responder
+ * executes requests in order: every one before this has reached memory,
+ * and a write barrier makes it globally visible before the answer.  A
+ * responder resource answers it, and its duplicates, with an RDMA READ
+ * RESPONSE ONLY without payload (as rdma_rxe does).
+ */
+static enum sroce_resp_ret sroce_resp_do_flush(struct sroce_qp *qp,
+					       const struct sroce_pkt_info *pkt)
+{
+	struct sroce_feth *feth = sroce_pkt_hdr(pkt, SROCE_HDR_FETH);
+	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	int access = sroce_resp_flush_access(sroce_feth_type(feth));
+	u8 level = sroce_feth_level(feth);
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sroce_resp_res *res;
+	enum sroce_resp_ret ret;
+	struct sroce_mr *mr;
+	u16 idx;
+
+	if (!access || (level != SROCE_FLUSH_RANGE && level != SROCE_FLUSH_MR)) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
+		return SROCE_RESP_NAK_INV;
+	}
+	ret = sroce_resp_check_res(qp);
+	if (ret)
+		return ret;
+	/* a zero length is in bounds of any MR: level MR names it whole */
+	mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), be64_to_cpu(reth->va),
+			     level == SROCE_FLUSH_MR ? 0 : be32_to_cpu(reth->len),
+			     access);
+	if (!mr)
+		return SROCE_RESP_NAK_ACC;
+	sroce_mr_put(mr);
+	/* A19.4.1.1 global visibility: the stores before it, before the answer */
+	wmb();
+	res = sroce_resp_res_take(qp, SROCE_RES_FLUSH, pkt->psn, 1, &idx);
+	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
+	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0)) {
+		res->type = SROCE_RES_FREE;
+		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
+		return SROCE_RESP_DROP;
+	}
+	sroce_resp_set_epsn(resp, resp->epsn + 1);
+	return SROCE_RESP_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Duplicates (IBTA 9.7.5.1.3)                                         */
 /* ------------------------------------------------------------------ */
@@ -1217,14 +1291,17 @@ static void sroce_resp_dup_atomic(struct sroce_qp *qp,
 	sroce_resp_queue_atomic(qp, idx, pkt->psn);
 }
 
-/* Duplicate ATOMIC WRITE: answer it again, never store again. */
-static void sroce_resp_dup_awrite(struct sroce_qp *qp,
-				  const struct sroce_pkt_info *pkt)
+/*
+ * Duplicate ATOMIC WRITE or FLUSH (resource @type): answer it again from
+ * its resource, never store or flush again.
+ */
+static void sroce_resp_dup_empty(struct sroce_qp *qp,
+				 const struct sroce_pkt_info *pkt, u8 type)
 {
 	struct sroce_resp_res *res;
 	u16 idx;
 
-	res = sroce_resp_res_find(qp, SROCE_RES_AWRITE, pkt->psn, &idx);
+	res = sroce_resp_res_find(qp, type, pkt->psn, &idx);
 	if (!res)
 		return;
 	sroce_resp_out_drop_from(qp, pkt->psn);
@@ -1234,7 +1311,8 @@ static void sroce_resp_dup_awrite(struct sroce_qp *qp,
 /*
  * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
  * not executed again, only acknowledged (with the current MSN) when it
- * asks for an ACK; READs and atomics are answered again.
+ * asks for an ACK; READs, atomics, ATOMIC WRITEs and FLUSHes are answered
+ * again.
  */
 static void sroce_resp_duplicate(struct sroce_qp *qp,
 				 const struct sroce_pkt_info *pkt)
@@ -1245,7 +1323,9 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	else if (pkt->mask & SROCE_MASK_ATOMIC)
 		sroce_resp_dup_atomic(qp, pkt);
 	else if (pkt->mask & SROCE_MASK_ATOMIC_WRITE)
-		sroce_resp_dup_awrite(qp, pkt);
+		sroce_resp_dup_empty(qp, pkt, SROCE_RES_AWRITE);
+	else if (pkt->mask & SROCE_MASK_FLUSH)
+		sroce_resp_dup_empty(qp, pkt, SROCE_RES_FLUSH);
 	else if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 }
@@ -1376,6 +1456,8 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 		return sroce_resp_do_atomic(qp, pkt);
 	if (pkt->mask & SROCE_MASK_ATOMIC_WRITE)
 		return sroce_resp_do_awrite(qp, skb, pkt, len);
+	if (pkt->mask & SROCE_MASK_FLUSH)
+		return sroce_resp_do_flush(qp, pkt);
 	if (pkt->mask & SROCE_MASK_SEND)
 		ret = sroce_resp_do_send(qp, skb, pkt, len);
 	else

@@ -92,6 +92,7 @@ enum sroce_resp_res_type {
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
 	SROCE_RES_AWRITE,	/* ATOMIC WRITE (IBTA 1.5 oA19-28) */
+	SROCE_RES_FLUSH,	/* FLUSH (IBTA 1.5 annex A19.4) */
 };
 
 /**

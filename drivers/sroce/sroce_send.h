@@ -146,15 +146,17 @@ enum sroce_wqe_state {
 #define SROCE_WR_REG		BIT(8)	/* IB_WR_REG_MR (else LOCAL_INV) */
 #define SROCE_WR_AWRITE		BIT(9)	/* ATOMIC WRITE (IBTA 1.5 oA19-28) */
 #define SROCE_WR_BIND		BIT(10)	/* IB_WR_BIND_MW (else LOCAL_INV) */
+#define SROCE_WR_RFLUSH		BIT(11)	/* RDMA FLUSH (IBTA 1.5 annex A19.4) */
 /* Answered by a response, and holds an initiator depth slot (9.5) */
 #define SROCE_WR_RD_ATOMIC	(SROCE_WR_READ | SROCE_WR_ATOMIC | \
-				 SROCE_WR_AWRITE)
+				 SROCE_WR_AWRITE | SROCE_WR_RFLUSH)
 
 /**
  * struct sroce_req_wqe - kernel shadow of one SQ slot
  * @wqe: the slot as copied out of the ring, then validated; only the
  *	header and the used SGEs or inline bytes are meaningful
- * @length: message bytes (sum of the SGEs, or the inline length)
+ * @length: message bytes (sum of the SGEs, or the inline length); a
+ *	FLUSH: the RETH DMA length (@wqe.wr.rdma.length), no data
  * @first_psn: PSN of its first packet (valid once started)
  * @last_psn: PSN of its last packet; for an RDMA READ the last response
  *	PSN (IBTA 9.7.4.1.3: a read uses one PSN per response packet)
@@ -403,11 +405,14 @@ static inline struct sroce_req_wqe *sroce_req_wqe(struct sroce_send *snd,
 	return &snd->wqes[idx & (snd->num - 1)];
 }
 
-/* Packets (PSNs) an RC/UC WQE uses: one per MTU, at least one. */
+/*
+ * Packets (PSNs) an RC/UC WQE uses: one per MTU, at least one; an atomic
+ * and a FLUSH (whose length is the range to flush, not data) one.
+ */
 static inline u32 sroce_req_wqe_npsn(const struct sroce_send *snd,
 				     const struct sroce_req_wqe *w)
 {
-	if (w->cls & SROCE_WR_ATOMIC)
+	if (w->cls & (SROCE_WR_ATOMIC | SROCE_WR_RFLUSH))
 		return 1;
 	return max_t(u32, DIV_ROUND_UP(w->length, snd->mtu), 1);
 }

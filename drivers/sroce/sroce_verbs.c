@@ -36,7 +36,8 @@
 				 IB_DEVICE_MEM_WINDOW | \
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B | \
 				 IB_DEVICE_XRC | \
-				 SROCE_DEVICE_ATOMIC_WRITE)
+				 SROCE_DEVICE_ATOMIC_WRITE | \
+				 SROCE_DEVICE_FLUSH_GLOBAL)
 
 /* ------------------------------------------------------------------ */
 /* udata helpers                                                       */
@@ -661,6 +662,13 @@ out:
 
 static enum ib_wc_opcode sroce_wc_opcode(u32 opcode)
 {
+	/*
+	 * FLUSH and ATOMIC WRITE: IB_WC_FLUSH and IB_WC_ATOMIC_WRITE since
+	 * 6.2, the same values.  6.1's IB_WC_REG_MR is 8 as well, which this
+	 * keeps (a kernel QP's CQE; a user QP's goes to a user CQ).
+	 */
+	if (opcode == SROCE_WC_FLUSH || opcode == SROCE_WC_ATOMIC_WRITE)
+		return (enum ib_wc_opcode)opcode;
 	switch (opcode) {
 	case IB_UVERBS_WC_SEND:
 		return IB_WC_SEND;

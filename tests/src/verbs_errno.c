@@ -43,6 +43,7 @@
 #include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,6 +331,72 @@ static int mr_good(struct t *t, const struct tcase *c)
 	(void)c;
 	return try_reg(t, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+}
+
+/*
+ * RDMA FLUSH rights (IBTA 1.5 annex A19.4), IBV_ACCESS_FLUSH_GLOBAL and
+ * _PERSISTENT of rdma-core 45, which 44 does not name.  Linux 6.2 and
+ * later take the global one on a device that says
+ * IB_UVERBS_DEVICE_FLUSH_GLOBAL (device_cap_flags_ex bit 38), as sroce
+ * does there, and refuse the persistent one without bit 39 (no persistent
+ * memory) with EOPNOTSUPP (ib_core ib_check_mr_access); 6.1 refuses both
+ * with EINVAL (bits outside its IB_ACCESS_SUPPORTED).
+ */
+#define ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define ACCESS_FLUSH_PERSISTENT	(1 << 9)
+#define DEVICE_FLUSH_GLOBAL	(1ULL << 38)
+#define DEVICE_FLUSH_PERSISTENT	(1ULL << 39)
+
+/* The running kernel is Linux 6.2 or later (it knows the flush bits). */
+static int kernel_has_flush(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	return major > 6 || (major == 6 && minor >= 2);
+}
+
+/*
+ * ibv_reg_mr with flush right @access: the result and the device's @cap
+ * bit as this kernel has them (see above), @refused when 6.2+ refuses it.
+ */
+static int mr_flush(struct t *t, int access, uint64_t cap, int refused)
+{
+	struct ibv_device_attr_ex ax = {};
+	int rc, want, has_cap, new_kernel = kernel_has_flush();
+
+	if (ibv_query_device_ex(t->ctx, NULL, &ax)) {
+		whyf(t, "ibv_query_device_ex: %s", strerror(errno));
+		return -1;
+	}
+	has_cap = !!(ax.device_cap_flags_ex & cap);
+	rc = try_reg(t, t->buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+		     IBV_ACCESS_REMOTE_READ | access);
+	want = !new_kernel ? EINVAL : refused;
+	if (rc != want)
+		whyf(t, "got %s on Linux %s, want %s", errname(rc),
+		     new_kernel ? "6.2+" : "6.1", errname(want));
+	if (has_cap != (new_kernel && !refused))
+		whyf(t, "device_cap_flags_ex %#llx: bit %d %s on Linux %s",
+		     (unsigned long long)ax.device_cap_flags_ex,
+		     __builtin_ctzll(cap), has_cap ? "set" : "clear",
+		     new_kernel ? "6.2+" : "6.1");
+	return rc;
+}
+
+static int mr_flush_global(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return mr_flush(t, ACCESS_FLUSH_GLOBAL, DEVICE_FLUSH_GLOBAL, 0);
+}
+
+static int mr_flush_persistent(struct t *t, const struct tcase *c)
+{
+	(void)c;
+	return mr_flush(t, ACCESS_FLUSH_PERSISTENT, DEVICE_FLUSH_PERSISTENT,
+			EOPNOTSUPP);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3288,6 +3355,10 @@ static const struct tcase cases[] = {
 	{ .name = "reg_mr/null-address", .run = mr_null, .expect = X(EFAULT),
 	  .src = "ib_core ib_umem_get: pin_user_pages_fast fails" },
 	{ .name = "reg_mr/good-all-access", .run = mr_good, .expect = X(0), .src = "man ibv_reg_mr(3)" },
+	{ .name = "reg_mr/flush-global", .run = mr_flush_global, .expect = X(0, EINVAL),
+	  .src = "IBTA 1.5 A19.4; ib_core ib_check_mr_access: 0 on 6.2+ (IB_DEVICE_FLUSH_GLOBAL), EINVAL on 6.1" },
+	{ .name = "reg_mr/flush-persistent", .run = mr_flush_persistent, .expect = X(EOPNOTSUPP, EINVAL),
+	  .src = "ib_core ib_check_mr_access: EOPNOTSUPP on 6.2+ (no IB_DEVICE_FLUSH_PERSISTENT), EINVAL on 6.1" },
 
 	/* ---- ibv_create_cq, completion channels ---- */
 	{ .name = "create_cq/cqe-above-max_cqe", .run = cq_above_max, .expect = X(EINVAL),

@@ -141,7 +141,14 @@ struct sroce_sge {
  *	target that receives the message (ibv_send_wr.qp_type.xrc.remote_srqn,
  *	24 bits), carried in every request packet's XRCETH (IBTA annex A14);
  *	zero and ignored on other QP types (it was padding)
- * @rdma: remote address and rkey for RDMA WRITE/READ and ATOMIC WRITE
+ * @rdma: remote address and rkey for RDMA WRITE/READ, ATOMIC WRITE and
+ *	FLUSH; for FLUSH only (zero and ignored otherwise: it was padding)
+ *	also @rdma.length, the RETH DMA length of the range to flush
+ *	(ignored by the responder at level SROCE_FLUSH_MR), @rdma.flush_type,
+ *	the SROCE_FLUSH_GLOBAL / SROCE_FLUSH_PERSISTENT placement type bits,
+ *	and @rdma.flush_level, SROCE_FLUSH_RANGE or SROCE_FLUSH_MR (the
+ *	FETH, IBTA vol. 1 annex A19.4.1); a FLUSH has no SGEs and no inline
+ *	data
  * @atomic: remote address, rkey and operands for atomics
  * @ud: destination of a UD send: AH number from the create_ah response,
  *	remote QPN and Q_Key
@@ -170,7 +177,10 @@ struct sroce_send_wqe {
 		struct {
 			__aligned_u64 remote_addr;
 			__u32 rkey;
-			__u32 reserved;
+			__u32 length;
+			__u8 flush_type;
+			__u8 flush_level;
+			__u8 reserved[6];
 		} rdma;
 		struct {
 			__aligned_u64 remote_addr;
@@ -211,7 +221,8 @@ struct sroce_send_wqe {
  * send queue order: LOCAL_INV on every QP type, BIND_MW on RC and UC only
  * (IBTA 10.6.7.2: a window is bound through a connected QP).  XRC send
  * (INI) QPs accept the RC operations an XRC opcode exists for (IBTA 9.2:
- * no ATOMIC WRITE) and LOCAL_INV; XRC receive (TGT) QPs have no send queue.
+ * no ATOMIC WRITE, no FLUSH) and LOCAL_INV; XRC receive (TGT) QPs have no
+ * send queue.
  */
 #define SROCE_WR_OP_BIT(op)	(1U << (op))
 
@@ -225,6 +236,33 @@ struct sroce_send_wqe {
 #define SROCE_WR_ATOMIC_WRITE	15
 #define SROCE_WC_ATOMIC_WRITE	9
 #define SROCE_ATOMIC_WRITE_LEN	8
+
+/*
+ * RDMA FLUSH (IBTA vol. 1 1.5, annex A19.4, memory placement extensions):
+ * the work request and completion opcodes libibverbs names IBV_WR_FLUSH
+ * and IBV_WC_FLUSH (Linux 6.2 and later: IB_UVERBS_WR_FLUSH,
+ * IB_UVERBS_WC_FLUSH).  RC only; the remote address, rkey, length,
+ * placement type and selectivity level are in @wr.rdma, no data.
+ *
+ * The FETH (4 bytes, big-endian, after the BTH): placement type bits 3..0
+ * (A19.4.1.1; the kernel's IB_FLUSH_GLOBAL, IB_FLUSH_PERSISTENT),
+ * selectivity level bits 5..4 (A19.4.1.2; IB_FLUSH_RANGE, IB_FLUSH_MR).
+ * The MR access rights a FLUSH needs at the responder are
+ * SROCE_ACCESS_FLUSH_GLOBAL and SROCE_ACCESS_FLUSH_PERSISTENT (libibverbs'
+ * IBV_ACCESS_FLUSH_*, the kernel's IB_ACCESS_FLUSH_* since Linux 6.2).
+ */
+#define SROCE_WR_FLUSH			14
+#define SROCE_WC_FLUSH			8
+#define SROCE_FLUSH_GLOBAL		(1U << 0)
+#define SROCE_FLUSH_PERSISTENT		(1U << 1)
+#define SROCE_FLUSH_TYPES		(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)
+#define SROCE_FLUSH_RANGE		0
+#define SROCE_FLUSH_MR			1
+#define SROCE_FETH_PLT_MASK		0x0fU
+#define SROCE_FETH_SEL_SHIFT		4
+#define SROCE_FETH_SEL_MASK		0x30U
+#define SROCE_ACCESS_FLUSH_GLOBAL	(1U << 8)
+#define SROCE_ACCESS_FLUSH_PERSISTENT	(1U << 9)
 
 #define SROCE_WR_OPS_MEM					\
 	(SROCE_WR_OP_BIT(IB_UVERBS_WR_LOCAL_INV) |		\
@@ -244,9 +282,11 @@ struct sroce_send_wqe {
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_RDMA_READ) |		\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_CMP_AND_SWP) |	\
 	 SROCE_WR_OP_BIT(IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD) |	\
-	 SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE))
+	 SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE) |		\
+	 SROCE_WR_OP_BIT(SROCE_WR_FLUSH))
 #define SROCE_WR_OPS_XRC					\
 	(SROCE_WR_OPS_RC & ~(SROCE_WR_OP_BIT(SROCE_WR_ATOMIC_WRITE) |	\
+			     SROCE_WR_OP_BIT(SROCE_WR_FLUSH) |		\
 			     SROCE_WR_OP_BIT(IB_UVERBS_WR_BIND_MW)))
 /*
  * Opcodes whose payload is always inline: ATOMIC WRITE carries the
@@ -327,7 +367,7 @@ struct sroce_recv_wqe {
  * @wr_id: work request id of the completed WQE
  * @status: enum ib_wc_status (IBV_WC_*)
  * @opcode: enum ib_uverbs_wc_opcode (IBV_WC_SEND ... IBV_WC_RECV_RDMA_WITH_IMM,
- *	SROCE_WC_ATOMIC_WRITE)
+ *	SROCE_WC_FLUSH, SROCE_WC_ATOMIC_WRITE)
  * @vendor_err: driver-specific error detail, 0 on success
  * @byte_len: bytes received (receive completions) or transferred (RDMA READ)
  * @ex: immediate data (network byte order) or the invalidated rkey
