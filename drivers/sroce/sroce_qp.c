@@ -622,7 +622,12 @@ void sroce_qp_publish(struct sroce_qp *qp)
 		  sroce_qpn(qp), qp->type, qp->is_user ? " (user)" : "");
 }
 
-/* Value checks of the attributes in @mask that do not depend on state. */
+/*
+ * Value checks of the attributes in @mask that do not depend on state.  The
+ * QP's access flags may carry the flush right where the kernel has it, as
+ * applications written for rdma_rxe set it (6.2+); sroce's responder
+ * checks the MR's right only (IBTA annex A19).
+ */
 static int sroce_qp_check_attr(struct sroce_qp *qp,
 			       const struct ib_qp_attr *attr, int mask)
 {
@@ -658,7 +663,8 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
-				       IB_ACCESS_MW_BIND)))
+				       IB_ACCESS_MW_BIND |
+				       SROCE_MR_ACCESS_FLUSH)))
 		return -EINVAL;
 	return 0;
 }
