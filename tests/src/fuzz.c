@@ -22,7 +22,9 @@
  * Capture: an AF_PACKET socket on IF_B sees every frame of the link, both
  * ways. RoCEv2 frames (IPv4, UDP port 4791) go into a pool of the 8 latest
  * per BTH opcode (requests and responses of RC, UC, UD and XRC: BTH,
- * XRCETH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, DETH, CNP); their QPNs, PSNs, rkeys, VAs, MSNs and
+ * XRCETH, RETH, AETH, AtomicETH, AtomicAckETH, ImmDt, DETH, CNP; FETH and
+ * IETH only from mutants: no traffic here sends FLUSH or SEND with
+ * invalidate); their QPNs, PSNs, rkeys, VAs, MSNs and
  * Q_Keys are remembered too. The pool is refilled all the while, so the
  * mutants target live QPs near their current PSNs.
  *
@@ -56,8 +58,8 @@
  * both. fuzz/past-icrc requires more than half of the valid-ICRC mutants
  * past the check, fuzz/bad-icrc every bad-ICRC one that reached the check
  * dropped there (rx_drop_icrc), fuzz/pool every extension header kind but
- * the IETH (which no traffic here sends; mutants get it from opcode
- * swaps) captured, fuzz/count all PKTS sent within SECS.
+ * the IETH and the FETH (which no traffic here sends; mutants get them
+ * from opcode swaps and the flush mutation) captured, fuzz/count all PKTS sent within SECS.
  * Output: the mutation and target counts, the pool by opcode, `PASS name
  * (...)` / `FAIL name: why` lines for fuzz/pool, fuzz/count, fuzz/bad-icrc
  * and fuzz/past-icrc, then one `SUMMARY ...` line (packets, rate, share
@@ -131,15 +133,15 @@ static uint32_t rnd32(void)
 /* ------------------------------------------------------------------ */
 
 /* Extension headers, in the order they follow the BTH. */
-enum xh { X_XRC, X_DETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM, X_IETH, X_CNP, NX };
+enum xh { X_XRC, X_DETH, X_FETH, X_RETH, X_ATM, X_AETH, X_ATMACK, X_IMM, X_IETH, X_CNP, NX };
 
 static const uint8_t xsize[NX] = {
-	[X_XRC] = 4, [X_DETH] = 8, [X_RETH] = 16, [X_ATM] = 28, [X_AETH] = 4,
+	[X_XRC] = 4, [X_DETH] = 8, [X_FETH] = 4, [X_RETH] = 16, [X_ATM] = 28, [X_AETH] = 4,
 	[X_ATMACK] = 8, [X_IMM] = 4, [X_IETH] = 4, [X_CNP] = 16,
 };
 
 static const char *const xname[NX] = {
-	[X_XRC] = "XRCETH", [X_DETH] = "DETH", [X_RETH] = "RETH", [X_ATM] = "AtomicETH",
+	[X_XRC] = "XRCETH", [X_DETH] = "DETH", [X_FETH] = "FETH", [X_RETH] = "RETH", [X_ATM] = "AtomicETH",
 	[X_AETH] = "AETH", [X_ATMACK] = "AtomicAckETH", [X_IMM] = "ImmDt",
 	[X_IETH] = "IETH", [X_CNP] = "CNP",
 };
@@ -159,7 +161,8 @@ struct opdef {
 
 /*
  * RC opcodes; UC has those below 0x0c at 0x20 + op, XRC (IBTA annex A14)
- * every one at 0xa0 + op, its requests with an XRCETH after the BTH.
+ * every one up to 0x17 at 0xa0 + op, its requests with an XRCETH after the
+ * BTH.
  */
 static const struct opdef rc_ops[] = {
 	{ 0x00, L_PAY, "SEND_FIRST" }, { 0x01, L_PAY, "SEND_MIDDLE" },
@@ -178,6 +181,9 @@ static const struct opdef rc_ops[] = {
 	{ 0x13, XB(X_ATM), "CMP_SWAP" }, { 0x14, XB(X_ATM), "FETCH_ADD" },
 	{ 0x16, XB(X_IETH) | L_PAY, "SEND_LAST_INV" },
 	{ 0x17, XB(X_IETH) | L_PAY, "SEND_ONLY_INV" },
+	/* IBTA 1.5 annex A19: RC only, no XRC counterpart */
+	{ 0x1c, XB(X_FETH) | XB(X_RETH), "FLUSH" },
+	{ 0x1d, XB(X_RETH) | L_PAY, "ATOMIC_WRITE" },
 };
 
 static void layout_init(void)
@@ -191,6 +197,8 @@ static void layout_init(void)
 		layout[d->op] = d->l | L_KNOWN;
 		snprintf(names[n], sizeof(names[n]), "RC_%s", d->name);
 		opname[d->op] = names[n++];
+		if (d->op > 0x17)
+			continue;
 		layout[0xa0 + d->op] = (d->l | L_KNOWN) |
 			(d->op < 0x0d || d->op > 0x12 ? XB(X_XRC) : 0);
 		snprintf(names[n], sizeof(names[n]), "XRC_%s", d->name);
@@ -709,6 +717,25 @@ static int mu_ieth(struct mutant *m)
 }
 
 /*
+ * FLUSH (IBTA 1.5 annex A19.4), which no traffic here sends: a request
+ * becomes one, its FETH a valid global flush of a range or the MR, a
+ * persistent one, no type, unknown type bits, a reserved level, or random;
+ * the RETH's rkey one seen on the link or an edge.
+ */
+static int mu_flush(struct mutant *m)
+{
+	static const uint32_t feth[] = { 0x01, 0x11, 0x02, 0x12, 0x00, 0x0c, 0x21, 0x31 };
+
+	if (!mx(m, X_FETH))
+		relayout(m, 0x1c);
+	if (!mx(m, X_FETH))
+		return -1;
+	put_be(m->r + mx(m, X_FETH), 4, rnd(8) ? feth[rnd(ARRAY_SIZE(feth))] : rnd32());
+	put_be(m->r + mx(m, X_RETH) + 8, 4, rkey_pick(get_be(m->r + mx(m, X_RETH) + 8, 4)));
+	return 0;
+}
+
+/*
  * XRCETH: the SRQ number of another XRC request seen on the link (another
  * SRQ of the domain, or of another domain), a neighbour, 0, 0xffffff, a
  * random one; or the reserved byte set.  A request without one first
@@ -1069,6 +1096,7 @@ static struct mut muts[] = {
 	MUT("replay", mu_replay, 4), MUT("bitflip", mu_bitflip, 3),
 	MUT("ip", mu_ip, 2), MUT("udp-sport", mu_sport, 1),
 	MUT("xrceth", mu_xrceth, 8), MUT("rc-xrc", mu_rc_xrc, 4),
+	MUT("flush", mu_flush, 3),
 };
 
 static struct mut *mut_draw(void)
@@ -1336,7 +1364,7 @@ static int pool_report(void)
 		printf("FAIL fuzz/pool: the live traffic had no%s\n", miss);
 		return 1;
 	}
-	printf("PASS fuzz/pool (%u opcodes, every extension header but IETH captured)\n",
+	printf("PASS fuzz/pool (%u opcodes, every extension header but IETH and FETH captured)\n",
 	       P.nops);
 	return 0;
 }
