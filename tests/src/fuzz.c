@@ -147,8 +147,9 @@ static const char *const xname[NX] = {
 };
 
 #define XB(x)	(1u << (x))
-#define L_PAY	0x100		/* carries a payload (or, CNP, may be longer) */
-#define L_KNOWN	0x200		/* an opcode sroce knows */
+#define L_PAY	0x1000		/* carries a payload (or, CNP, may be longer) */
+#define L_KNOWN	0x2000		/* an opcode sroce knows */
+_Static_assert(XB(NX) <= L_PAY, "the layout flags above the header bits");
 
 static uint16_t layout[256];
 static const char *opname[256];
