@@ -7,7 +7,8 @@
  *
  *   RX  sroce_net.c (UDP 4791 socket) -> sroce_recv.c (every check, CE/CNP
  *       to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two engines) ->
- *       sroce_resp.c (requests) | sroce_comp.c (responses)
+ *       sroce_resp.c, sroce_resp_rdma.c (requests) | sroce_comp.c
+ *       (responses)
  *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c (requests),
  *       sroce_resp_out.c (ACKs, READ responses, atomic ACKs) ->
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
@@ -26,6 +27,9 @@
  *                     retransmission (sroce_send.h: the send side's state,
  *                     shared with the requester)
  *   sroce_resp.c      responder: request packets -> memory, RQ, CQEs
+ *   sroce_resp_rdma.c responder's requests answered with their own
+ *                     response (READ, atomics, ATOMIC WRITE, FLUSH) and
+ *                     duplicates
  *   sroce_resp_out.c  responder's response queue: ACK/NAK, READ responses,
  *                     atomic ACKs, in request order
  *   sroce_recv.c      receive path: packet checks (headers, ICRC, P_Key,

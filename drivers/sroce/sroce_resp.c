@@ -6,7 +6,9 @@
  * 9.7.4, 9.7.5, 9.8 and annex A17).
  *
  * A packet goes through small check steps (state, PSN, opcode sequence,
- * access, length, resources) and then one "do" step per operation.  Every
+ * access, length, resources) and then one "do" step per operation (those
+ * of RDMA READ, atomics, ATOMIC WRITE and FLUSH, which answer with data of
+ * their own, and their duplicates are in sroce_resp_rdma.c).  Every
  * step returns an enum sroce_resp_ret; one error handler per transport
  * turns a failure into the IBTA behaviour (NAK and error state for RC,
  * silent drop of the message for UC/UD).
@@ -41,16 +43,6 @@
 /* Bytes of the GRH area at the start of a UD receive buffer. */
 #define SROCE_GRH_SIZE			40
 
-/* Outcome of a check or do step. */
-enum sroce_resp_ret {
-	SROCE_RESP_OK,
-	SROCE_RESP_DROP,	/* discard the packet, nothing else */
-	SROCE_RESP_RNR,		/* no receive WQE (RC: RNR NAK) */
-	SROCE_RESP_NAK_INV,	/* invalid request */
-	SROCE_RESP_NAK_ACC,	/* remote access error */
-	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
-};
-
 /*
  * Requests their own response acknowledges: READ, atomics, ATOMIC WRITE,
  * FLUSH.
@@ -58,16 +50,20 @@ enum sroce_resp_ret {
 #define SROCE_MASK_RESPONDED	(SROCE_MASK_READ | SROCE_MASK_ATOMIC | \
 				 SROCE_MASK_ATOMIC_WRITE | SROCE_MASK_FLUSH)
 
-/* Atomic operations are atomic with respect to each other (IBTA 9.4.5). */
-static DEFINE_SPINLOCK(sroce_resp_atomic_lock);
-
 /* Does the QP state of this entry point's snapshot take requests? */
 static bool sroce_resp_state_rx(const struct sroce_resp *resp)
 {
 	return resp->attr.caps & SROCE_QPS_RX_REQ;
 }
 
-static void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn)
+/**
+ * sroce_resp_set_epsn() - set the PSN the responder expects next
+ * @resp: the responder
+ * @psn: the PSN (taken modulo 2^24)
+ *
+ * Context: the QP's responder run; others read it with READ_ONCE().
+ */
+void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn)
 {
 	WRITE_ONCE(resp->epsn, psn & SROCE_PSN_MASK);
 }
@@ -658,14 +654,22 @@ static bool sroce_resp_write_len_ok(const struct sroce_resp *resp,
 	return len == resp->msg.resid;
 }
 
-/*
- * Look up @rkey, an MR's or a memory window's, and check [@va, @va +
+/**
+ * sroce_resp_rkey() - the MR or window behind a request's rkey
+ * @qp: the responder's QP
+ * @rkey: the rkey of the RETH or AtomicETH
+ * @va: first byte addressed
+ * @len: bytes addressed
+ * @access: IB_ACCESS_* rights the operation needs
+ *
+ * Looks up @rkey, an MR's or a memory window's, and checks [@va, @va +
  * @len) for @access on the QP's PD, an XRC request's on its SRQ's (IBTA
- * 9.7.5.1.2, 10.6.3, 10.6.7).
+ * 9.7.5.1.2, 10.6.3, 10.6.7); counts a failure.
+ * Context: the QP's responder run.
  * Return: the MR with a reference, or NULL.
  */
-static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
-					u64 len, int access)
+struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
+				 u64 len, int access)
 {
 	struct sroce_mr *mr = sroce_rkey_get(qp->dev, sroce_resp_pd(qp),
 					     sroce_qpn(qp), rkey, va, len,
@@ -676,11 +680,18 @@ static struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 	return mr;
 }
 
-/*
- * A new READ or atomic needs a free responder resource (IBTA 9.5):
- * none configured, or all still answering, is an invalid request.
+/**
+ * sroce_resp_check_res() - is there a responder resource for a new request
+ * @qp: the responder's QP
+ *
+ * A new READ, atomic, ATOMIC WRITE or FLUSH needs a free responder
+ * resource (IBTA 9.5): none configured, or all still answering, is an
+ * invalid request.
+ * Context: the QP's responder run.
+ * Return: SROCE_RESP_OK, SROCE_RESP_NAK_INV, or SROCE_RESP_DROP when the
+ * resources could not be allocated (the requester retries).
  */
-static enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
+enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
@@ -697,10 +708,19 @@ static enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
 	return SROCE_RESP_OK;
 }
 
-/* Take the resource sroce_resp_check_res() found free. */
-static struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp,
-						  u8 type, u32 psn, u32 npsn,
-						  u16 *idx)
+/**
+ * sroce_resp_res_take() - take the resource sroce_resp_check_res() found free
+ * @qp: the responder's QP
+ * @type: enum sroce_resp_res_type
+ * @psn: the request's PSN
+ * @npsn: PSNs its response takes (READ: one per response packet)
+ * @idx: the resource's index, for the response queue
+ *
+ * Context: the QP's responder run, after sroce_resp_check_res() said OK.
+ * Return: the cleared resource, its type and PSN range set.
+ */
+struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp, u8 type,
+					   u32 psn, u32 npsn, u16 *idx)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_res *res = &resp->res[resp->res_head];
@@ -955,379 +975,6 @@ static enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
 		return sroce_resp_write_imm_done(qp, pkt);
 	sroce_resp_msg_end(qp);
 	return SROCE_RESP_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* RDMA READ and atomics (RC)                                          */
-/* ------------------------------------------------------------------ */
-
-/*
- * RDMA READ request (IBTA 9.4.4, 9.7.5.1.6): check the RETH, save a
- * responder resource, count the MSN now (C9-148) and advance the expected
- * PSN past every response packet; the responses are queued.
- */
-static enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
-					      const struct sroce_pkt_info *pkt)
-{
-	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	u32 len = be32_to_cpu(reth->len), rkey = be32_to_cpu(reth->rkey);
-	u64 va = be64_to_cpu(reth->va);
-	struct sroce_resp_res *res;
-	enum sroce_resp_ret ret;
-	struct sroce_mr *mr;
-	u32 npsn;
-	u16 idx;
-
-	if (len > SROCE_MAX_MSG_SIZE) {
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
-		return SROCE_RESP_NAK_INV;
-	}
-	ret = sroce_resp_check_res(qp);
-	if (ret)
-		return ret;
-	if (len) {
-		mr = sroce_resp_rkey(qp, rkey, va, len, IB_ACCESS_REMOTE_READ);
-		if (!mr)
-			return SROCE_RESP_NAK_ACC;
-		sroce_mr_put(mr);
-	}
-	npsn = sroce_resp_read_npsn(len, resp->attr.mtu);
-	res = sroce_resp_res_take(qp, SROCE_RES_READ, pkt->psn, npsn, &idx);
-	res->va = va;
-	res->rkey = rkey;
-	res->length = len;
-	res->xsrqn = resp->xsrq ? resp->xsrq->srqn : 0;
-	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, va, len)) {
-		res->type = SROCE_RES_FREE;
-		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		return SROCE_RESP_DROP;
-	}
-	sroce_resp_set_epsn(resp, resp->epsn + npsn);
-	return SROCE_RESP_OK;
-}
-
-/*
- * Execute an atomic under the global atomic lock (IBTA 9.4.5).
- * Return: 0, or -EINVAL when the MR was deregistered since its check
- * (nothing read or written).
- */
-static int sroce_resp_atomic_exec(struct sroce_mr *mr, u64 va, bool cswap,
-				  u64 swap_add, u64 comp, u64 *orig)
-{
-	unsigned long flags;
-	int err;
-
-	spin_lock_irqsave(&sroce_resp_atomic_lock, flags);
-	err = sroce_mr_atomic(mr, va, cswap, swap_add, comp, orig);
-	spin_unlock_irqrestore(&sroce_resp_atomic_lock, flags);
-	return err;
-}
-
-/*
- * COMPARE_SWAP / FETCH_ADD (IBTA 9.4.5, 9.7.5.1.5): 8-byte aligned VA
- * (else invalid request), remote atomic access, executed once; the
- * original value is kept to answer duplicates.
- */
-static enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
-						const struct sroce_pkt_info *pkt)
-{
-	struct sroce_atmeth *ath = sroce_pkt_hdr(pkt, SROCE_HDR_ATMETH);
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	u64 va = be64_to_cpu(ath->va);
-	struct sroce_resp_res *res;
-	enum sroce_resp_ret ret;
-	struct sroce_mr *mr;
-	u16 idx;
-	int err;
-
-	if (va & 7) {
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
-		return SROCE_RESP_NAK_INV;
-	}
-	ret = sroce_resp_check_res(qp);
-	if (ret)
-		return ret;
-	mr = sroce_resp_rkey(qp, be32_to_cpu(ath->rkey), va, sizeof(u64),
-			     IB_ACCESS_REMOTE_ATOMIC);
-	if (!mr)
-		return SROCE_RESP_NAK_ACC;
-	res = sroce_resp_res_take(qp, SROCE_RES_ATOMIC, pkt->psn, 1, &idx);
-	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	if (sroce_resp_queue_atomic(qp, idx, pkt->psn)) {
-		res->type = SROCE_RES_FREE;
-		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		sroce_mr_put(mr);
-		return SROCE_RESP_DROP;
-	}
-	err = sroce_resp_atomic_exec(mr, va,
-				     sroce_rc_opcode(pkt->opcode) ==
-				     IB_OPCODE_RC_COMPARE_SWAP,
-				     be64_to_cpu(ath->swap_add),
-				     be64_to_cpu(ath->comp), &res->orig);
-	sroce_mr_put(mr);
-	if (err) {	/* deregistered since the check: not executed */
-		sroce_resp_out_drop_from(qp, pkt->psn);
-		res->type = SROCE_RES_FREE;
-		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
-		return SROCE_RESP_NAK_ACC;
-	}
-	sroce_resp_set_epsn(resp, resp->epsn + 1);
-	return SROCE_RESP_OK;
-}
-
-/*
- * The 8 bytes of an ATOMIC WRITE, with its RETH (IBTA 1.5 oA19-28): a
- * DMA length and payload of exactly 8 bytes, no pad, an 8-byte aligned
- * VA.  Return: SROCE_RESP_OK with *@va and *@val, or a NAK.
- */
-static enum sroce_resp_ret
-sroce_resp_awrite_args(struct sroce_qp *qp, struct sk_buff *skb,
-		       const struct sroce_pkt_info *pkt, u32 len,
-		       u64 *va, u64 *val)
-{
-	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	__be64 data;
-
-	*va = be64_to_cpu(reth->va);
-	if (len != SROCE_ATOMIC_WRITE_LEN ||
-	    be32_to_cpu(reth->len) != SROCE_ATOMIC_WRITE_LEN ||
-	    sroce_bth_pad(sroce_pkt_bth(pkt)) || !IS_ALIGNED(*va, sizeof(u64)) ||
-	    skb_copy_bits(skb, pkt->hdr + sroce_opcode[pkt->opcode].length -
-			  skb->data, &data, sizeof(data))) {
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
-		return SROCE_RESP_NAK_INV;
-	}
-	/* the bytes go to memory in wire order, as an RDMA WRITE's do */
-	memcpy(val, &data, sizeof(*val));
-	return SROCE_RESP_OK;
-}
-
-/*
- * ATOMIC WRITE (IBTA 1.5 oA19-28): remote write access, the 8 bytes
- * stored with one 64-bit store after the writes before it, executed once;
- * a responder resource answers it, and its duplicates, with an RDMA READ
- * RESPONSE ONLY without payload (as rdma_rxe does).
- */
-static enum sroce_resp_ret sroce_resp_do_awrite(struct sroce_qp *qp,
-						struct sk_buff *skb,
-						const struct sroce_pkt_info *pkt,
-						u32 len)
-{
-	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	struct sroce_resp_res *res;
-	enum sroce_resp_ret ret;
-	struct sroce_mr *mr;
-	u64 va, val;
-	u16 idx;
-
-	ret = sroce_resp_awrite_args(qp, skb, pkt, len, &va, &val);
-	if (!ret)
-		ret = sroce_resp_check_res(qp);
-	if (ret)
-		return ret;
-	mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), va, sizeof(u64),
-			     IB_ACCESS_REMOTE_WRITE);
-	if (!mr)
-		return SROCE_RESP_NAK_ACC;
-	res = sroce_resp_res_take(qp, SROCE_RES_AWRITE, pkt->psn, 1, &idx);
-	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0)) {
-		ret = SROCE_RESP_DROP;
-	} else if (sroce_mr_atomic_write(mr, va, val)) {
-		/* deregistered since the check, or misplaced: not executed */
-		sroce_resp_out_drop_from(qp, pkt->psn);
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
-		ret = SROCE_RESP_NAK_ACC;
-	}
-	sroce_mr_put(mr);
-	if (ret) {
-		res->type = SROCE_RES_FREE;
-		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		return ret;
-	}
-	sroce_resp_set_epsn(resp, resp->epsn + 1);
-	return SROCE_RESP_OK;
-}
-
-/*
- * The MR rights a FLUSH of placement type @type needs (IBTA 1.5 annex
- * A19.4.1.1), 0 for a type that is none or not known.
- */
-static int sroce_resp_flush_access(u8 type)
-{
-	int access = 0;
-
-	if (!type || (type & ~SROCE_FLUSH_TYPES))
-		return 0;
-	if (type & SROCE_FLUSH_GLOBAL)
-		access |= SROCE_ACCESS_FLUSH_GLOBAL;
-	if (type & SROCE_FLUSH_PERSISTENT)
-		access |= SROCE_ACCESS_FLUSH_PERSISTENT;
-	return access;
-}
-
-/*
- * FLUSH (IBTA 1.5 annex A19.4): a known placement type and selectivity
- * level (else an invalid request); the rkey, an MR's or a window's, in the
- * QP's PD with the flush rights of the placement type, and at level RANGE
- * [va, va + len) inside it; at level MR the whole MR, whatever the RETH
- * says.  Anything else is a remote access error, as for a READ.  sroce has
- * no persistent memory: no MR carries IB_ACCESS_FLUSH_PERSISTENT (the core
- * refuses it without IB_DEVICE_FLUSH_PERSISTENT; windows carry no flush
- * right at all), so a PERSISTENT FLUSH is always refused.  The responder
- * executes requests in order: every one before this has reached memory,
- * and a write barrier makes it globally visible before the answer.  A
- * responder resource answers it, and its duplicates, with an RDMA READ
- * RESPONSE ONLY without payload (as rdma_rxe does).
- */
-static enum sroce_resp_ret sroce_resp_do_flush(struct sroce_qp *qp,
-					       const struct sroce_pkt_info *pkt)
-{
-	struct sroce_feth *feth = sroce_pkt_hdr(pkt, SROCE_HDR_FETH);
-	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	int access = sroce_resp_flush_access(sroce_feth_type(feth));
-	u8 level = sroce_feth_level(feth);
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	struct sroce_resp_res *res;
-	enum sroce_resp_ret ret;
-	struct sroce_mr *mr;
-	u16 idx;
-
-	if (!access || (level != SROCE_FLUSH_RANGE && level != SROCE_FLUSH_MR)) {
-		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
-		return SROCE_RESP_NAK_INV;
-	}
-	ret = sroce_resp_check_res(qp);
-	if (ret)
-		return ret;
-	/* a zero length is in bounds of any MR: level MR names it whole */
-	mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), be64_to_cpu(reth->va),
-			     level == SROCE_FLUSH_MR ? 0 : be32_to_cpu(reth->len),
-			     access);
-	if (!mr)
-		return SROCE_RESP_NAK_ACC;
-	sroce_mr_put(mr);
-	/* A19.4.1.1 global visibility: the stores before it, before the answer */
-	wmb();
-	res = sroce_resp_res_take(qp, SROCE_RES_FLUSH, pkt->psn, 1, &idx);
-	resp->msn = (resp->msn + 1) & SROCE_MSN_MASK;
-	if (sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0)) {
-		res->type = SROCE_RES_FREE;
-		resp->msn = (resp->msn - 1) & SROCE_MSN_MASK;
-		return SROCE_RESP_DROP;
-	}
-	sroce_resp_set_epsn(resp, resp->epsn + 1);
-	return SROCE_RESP_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* Duplicates (IBTA 9.7.5.1.3)                                         */
-/* ------------------------------------------------------------------ */
-
-/* The resource a duplicate READ/atomic at @psn refers to, or NULL. */
-static struct sroce_resp_res *sroce_resp_res_find(struct sroce_qp *qp,
-						  u8 type, u32 psn, u16 *idx)
-{
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	struct sroce_resp_res *res;
-	u32 i;
-
-	for (i = 0; i < resp->res_cap; i++) {
-		res = &resp->res[i];
-		if (res->type != type ||
-		    sroce_psn_before(psn, res->first_psn) ||
-		    sroce_psn_after(psn, res->last_psn))
-			continue;
-		*idx = i;
-		return res;
-	}
-	return NULL;
-}
-
-/*
- * Duplicate READ: replay the responses from its PSN, reading memory
- * again, if it asks for part of what the saved request covered with the
- * same R_Key; otherwise drop it (class D).
- */
-static void sroce_resp_dup_read(struct sroce_qp *qp,
-				const struct sroce_pkt_info *pkt)
-{
-	struct sroce_reth *reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	struct sroce_resp *resp = to_sroce_resp(qp);
-	u32 len = be32_to_cpu(reth->len);
-	u64 va = be64_to_cpu(reth->va);
-	struct sroce_resp_res *res;
-	u32 last;
-	u16 idx;
-
-	res = sroce_resp_res_find(qp, SROCE_RES_READ, pkt->psn, &idx);
-	if (!res || be32_to_cpu(reth->rkey) != res->rkey ||
-	    va < res->va || len > res->length ||
-	    va - res->va > res->length - len)
-		return;
-	last = sroce_psn_add(pkt->psn,
-			     sroce_resp_read_npsn(len, resp->attr.mtu) - 1);
-	if (sroce_psn_after(last, res->last_psn))
-		return;
-	sroce_resp_out_drop_from(qp, pkt->psn);
-	sroce_resp_queue_read(qp, idx, pkt->psn, res->first_psn, va, len);
-}
-
-/* Duplicate atomic: send the saved result again, never re-execute. */
-static void sroce_resp_dup_atomic(struct sroce_qp *qp,
-				  const struct sroce_pkt_info *pkt)
-{
-	struct sroce_resp_res *res;
-	u16 idx;
-
-	res = sroce_resp_res_find(qp, SROCE_RES_ATOMIC, pkt->psn, &idx);
-	if (!res)
-		return;
-	sroce_resp_out_drop_from(qp, pkt->psn);
-	sroce_resp_queue_atomic(qp, idx, pkt->psn);
-}
-
-/*
- * Duplicate ATOMIC WRITE or FLUSH (resource @type): answer it again from
- * its resource, never store or flush again.
- */
-static void sroce_resp_dup_empty(struct sroce_qp *qp,
-				 const struct sroce_pkt_info *pkt, u8 type)
-{
-	struct sroce_resp_res *res;
-	u16 idx;
-
-	res = sroce_resp_res_find(qp, type, pkt->psn, &idx);
-	if (!res)
-		return;
-	sroce_resp_out_drop_from(qp, pkt->psn);
-	sroce_resp_queue_read(qp, idx, pkt->psn, pkt->psn, 0, 0);
-}
-
-/*
- * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
- * not executed again, only acknowledged (with the current MSN) when it
- * asks for an ACK; READs, atomics, ATOMIC WRITEs and FLUSHes are answered
- * again.
- */
-static void sroce_resp_duplicate(struct sroce_qp *qp,
-				 const struct sroce_pkt_info *pkt)
-{
-	sroce_counter_inc(qp->dev, SROCE_CNT_DUP_REQ);
-	if (pkt->mask & SROCE_MASK_READ)
-		sroce_resp_dup_read(qp, pkt);
-	else if (pkt->mask & SROCE_MASK_ATOMIC)
-		sroce_resp_dup_atomic(qp, pkt);
-	else if (pkt->mask & SROCE_MASK_ATOMIC_WRITE)
-		sroce_resp_dup_empty(qp, pkt, SROCE_RES_AWRITE);
-	else if (pkt->mask & SROCE_MASK_FLUSH)
-		sroce_resp_dup_empty(qp, pkt, SROCE_RES_FLUSH);
-	else if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
-		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 }
 
 /* ------------------------------------------------------------------ */

@@ -2,7 +2,8 @@
 /*
  * sroce_resp.h - responder state: the receive side of RC, UC and UD queue
  * pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8), and the interface between
- * the request handling (sroce_resp.c) and the response queue
+ * the request handling (sroce_resp.c; sroce_resp_rdma.c for READ, atomics,
+ * ATOMIC WRITE, FLUSH and duplicates) and the response queue
  * (sroce_resp_out.c).
  *
  * Every member is touched only by the run that owns the QP's responder
@@ -234,5 +235,39 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget);
 void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
 struct sroce_pd *sroce_resp_xrc_pd(struct sroce_qp *qp, u32 xsrqn,
 				   struct sroce_srq **srq);
+
+/* Outcome of a check or do step of the responder. */
+enum sroce_resp_ret {
+	SROCE_RESP_OK,
+	SROCE_RESP_DROP,	/* discard the packet, nothing else */
+	SROCE_RESP_RNR,		/* no receive WQE (RC: RNR NAK) */
+	SROCE_RESP_NAK_INV,	/* invalid request */
+	SROCE_RESP_NAK_ACC,	/* remote access error */
+	SROCE_RESP_NAK_OP,	/* remote operational (local QP) error */
+};
+
+struct sroce_pkt_info;
+
+/* Steps shared by sroce_resp.c and sroce_resp_rdma.c (responder run only) */
+void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn);
+enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp);
+struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp, u8 type,
+					   u32 psn, u32 npsn, u16 *idx);
+struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
+				 u64 len, int access);
+
+/* Requests their own response answers (sroce_resp_rdma.c) */
+enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
+				       const struct sroce_pkt_info *pkt);
+enum sroce_resp_ret sroce_resp_do_atomic(struct sroce_qp *qp,
+					 const struct sroce_pkt_info *pkt);
+enum sroce_resp_ret sroce_resp_do_awrite(struct sroce_qp *qp,
+					 struct sk_buff *skb,
+					 const struct sroce_pkt_info *pkt,
+					 u32 len);
+enum sroce_resp_ret sroce_resp_do_flush(struct sroce_qp *qp,
+					const struct sroce_pkt_info *pkt);
+void sroce_resp_duplicate(struct sroce_qp *qp,
+			  const struct sroce_pkt_info *pkt);
 
 #endif /* SROCE_RESP_H */
