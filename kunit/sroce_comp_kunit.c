@@ -333,7 +333,10 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 2)),
 	},
 	{
-		/* the resent packet lost as well: the timeout goes back N */
+		/*
+		 * The resent packet lost as well: the timeout sends it alone
+		 * again; a go-back-N peer's ACK of it, then the next.
+		 */
 		.name = "nak_seq_resent_lost_timeout",
 		.type = IB_QPT_RC,
 		.timeout = 14,	/* 67 ms */
@@ -343,9 +346,88 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			TX8(0, 0),
 			FX_NO_TX(),
 			FX_WAIT(100),
-			TX8(0, 0), TX8(1, 0x10),
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 1),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			TX8(1, 0x10),
 			FX_RX_ACK(1),
-			SCQE8(1), SCQE8(2)),
+			SCQE8(2),
+			FX_NO_TX()),
+	},
+	/* ---- retransmit timeout: the oldest packet goes again alone ---- */
+	{
+		/* the ACKs were only late: one packet sent again, not N */
+		.name = "timeout_late_ack_resends_one",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10), SEND8(0x20),
+			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20),
+			FX_WAIT(100),
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 1),
+			FX_COUNT(SROCE_CNT_SEL_RESENDS, 1),
+			FX_RX_ACK(2),
+			SCQE8(1), SCQE8(2), SCQE8(3),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 1)),
+	},
+	{
+		/*
+		 * Everything was lost: the answer to the one packet
+		 * acknowledges it alone, and the rest goes again.
+		 */
+		.name = "timeout_all_lost_then_the_rest",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10), SEND8(0x20),
+			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20),
+			FX_WAIT(100),
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_RX_ACK(0),
+			SCQE8(1),
+			TX8(1, 0x10), TX8(2, 0x20),
+			FX_RX_ACK(2),
+			SCQE8(2), SCQE8(3),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 3)),
+	},
+	{
+		/*
+		 * A late ACK past the packet resent after a timeout is no
+		 * sign that the peer holds requests behind a gap: a later
+		 * READ's responses end the next wait as from any peer.
+		 */
+		.name = "timeout_late_ack_not_holding",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_WAIT(100),
+			TX8(0, 0),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2),
+			FX_NO_TX(),
+			FX_SEND(.op = IB_WR_RDMA_READ, .len = 8, .buf = DST,
+				.off = 0x200),
+			SEND8(0x40),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 2,
+			      .off = 0x200, .dlen = 8, .ackreq = true),
+			TX8(3, 0x40),
+			FX_RX_NAK(2, FX_NAK_SEQ),
+			FX_TX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 2,
+			      .off = 0x200, .dlen = 8, .ackreq = true),
+			FX_NO_TX(),
+			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 2,
+			      .syn = FX_ACK, .len = 8),
+			FX_SCQE(.wr = 3, .wc_op = IB_WC_RDMA_READ, .len = 8),
+			TX8(3, 0x40),
+			FX_RX_ACK(3),
+			SCQE8(4),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANSMITS, 3)),
 	},
 	{
 		/* a NAK's duplicate (the network repeats it) is stale */

@@ -29,7 +29,7 @@
 #                          lost; 30 to 40 % with go-back-N alone, 98 %
 #                          before).
 # The line `t-85: CASE: ...` shows lost, retransmitted and their ratio,
-# sroce0's NAKs received, loss rewinds, NAKed packets resent alone and
+# sroce0's NAKs received, loss rewinds, packets resent alone (NAK, timeout) and
 # timeouts, and sroce1's out-of-sequence requests, requests held and
 # processed from the hold, NAKs sent and duplicates.
 # Every run is bounded (LOSS_TIMEOUT s); the figures are counts, not times.

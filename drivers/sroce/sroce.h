@@ -164,7 +164,7 @@ enum sroce_counter {
 	SROCE_CNT_SEQ_NAK_SENT,		/* PSN sequence error NAKs sent */
 	SROCE_CNT_RX_OOO_HELD,		/* requests held ahead of the gap */
 	SROCE_CNT_RX_OOO_DRAINED,	/* held requests processed */
-	SROCE_CNT_SEL_RESENDS,		/* NAKed packets resent alone */
+	SROCE_CNT_SEL_RESENDS,		/* packets resent alone (NAK, timeout) */
 	SROCE_NUM_COUNTERS
 };
 

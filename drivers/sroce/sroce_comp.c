@@ -12,15 +12,17 @@
  *
  * Retransmission (go-back-N from the oldest unacknowledged PSN) follows a
  * NAK-sequence error, an out-of-order response, an RNR NAK (after its
- * timer), or the retransmit timeout.  After a NAK-sequence error only the
- * NAKed packet goes first, alone: a responder that held what followed
- * the gap acknowledges it all, and nothing else is sent again
- * (sroce_comp_resend_one()).  A loss is recovered once: the
- * signals that follow for the same episode (the NAK of a hole already
- * gone back for, gaps in responses still in flight) start nothing
- * (sroce_send_new_loss()).  Each loss episode halves a congestion window
- * that limits the PSNs in flight, so that what go-back-N sends again
- * stays proportionate to what was lost; progress grows it back.  The
+ * timer), or the retransmit timeout.  After a NAK-sequence error or a
+ * retransmit timeout only the oldest unacknowledged packet goes first,
+ * alone: a responder that held what followed the gap acknowledges it all,
+ * a late ACK or the answer to the duplicate acknowledges what already
+ * arrived, and nothing else is sent again (sroce_comp_resend_one(); RFC
+ * 6298 5.4 resends one segment on a timeout too).  A loss is recovered
+ * once: the signals that follow for the same episode (the NAK of a hole
+ * already gone back for, gaps in responses still in flight) start
+ * nothing (sroce_send_new_loss()).  Each loss episode halves a congestion
+ * window that limits the PSNs in flight, so that what go-back-N sends
+ * again stays proportionate to what was lost; progress grows it back.  The
  * retry counter (attribute retry_cnt; 7 is seven retries, not infinite)
  * counts local ACK timeouts and sequence errors and is reloaded on
  * progress; the RNR counter (rnr_retry; 7 is infinite) counts RNR NAKs.
@@ -326,15 +328,18 @@ static bool sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 }
 
 /*
- * After a sequence error NAK, send again only the packet it asks for
- * (comp_psn; a READ request: the rest of its chunk), with AckReq, and
- * nothing after it until the answer: a responder that held the requests
- * behind the gap (sroce_resp.c) answers with an ACK past them, or a NAK
- * at the next gap, and none of them goes again; one that dropped them
- * (go-back-N, rdma_rxe) acknowledges the one packet, and the requester
- * goes on from there, resending the rest (sroce_comp_sel_done()).
+ * After a sequence error NAK (@nak) or a retransmit timeout, send again
+ * only the packet at comp_psn (a READ request: the rest of its chunk),
+ * with AckReq, and nothing after it until the answer: a responder that
+ * held the requests behind the gap (sroce_resp.c) answers with an ACK
+ * past them, or a NAK at the next gap, and none of them goes again; one
+ * that dropped them (go-back-N, rdma_rxe) acknowledges the one packet,
+ * and the requester goes on from there, resending the rest
+ * (sroce_comp_sel_done()).  After a timeout the ACKs may only have been
+ * late (a slow receiver): the answer then acknowledges everything that
+ * arrived, which says nothing about holding (@nak false).
  */
-static void sroce_comp_resend_one(struct sroce_qp *qp)
+static void sroce_comp_resend_one(struct sroce_qp *qp, bool nak)
 {
 	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w = sroce_comp_head(qp);
@@ -347,6 +352,7 @@ static void sroce_comp_resend_one(struct sroce_qp *qp)
 	if (w->cls & SROCE_WR_READ)
 		end = sroce_psn_add(sroce_req_chunk_last(w, snd->comp_psn), 1);
 	snd->sel_probe = true;
+	snd->sel_nak = nak;
 	snd->sel_end = end;
 	sroce_counter_inc(qp->dev, SROCE_CNT_SEL_RESENDS);
 }
@@ -366,7 +372,7 @@ static void sroce_comp_sel_done(struct sroce_send *snd,
 	if (!snd->sel_probe || sroce_psn_before(snd->comp_psn, snd->sel_end))
 		return;
 	if (sroce_rc_opcode(pkt->opcode) == IB_OPCODE_RC_ACKNOWLEDGE) {
-		if (sroce_psn_after(snd->comp_psn, snd->sel_end))
+		if (snd->sel_nak && sroce_psn_after(snd->comp_psn, snd->sel_end))
 			snd->peer_holds = true;
 	} else if (snd->peer_holds && snd->comp_psn != snd->max_psn) {
 		return;
@@ -388,11 +394,11 @@ static void sroce_comp_seq_nak(struct sroce_qp *qp)
 		if (sroce_psn_before(snd->comp_psn, snd->sel_end))
 			return;
 		snd->peer_holds = true;
-		sroce_comp_resend_one(qp);
+		sroce_comp_resend_one(qp, true);
 		return;
 	}
 	if (sroce_comp_retry(qp, false, true))
-		sroce_comp_resend_one(qp);
+		sroce_comp_resend_one(qp, true);
 }
 
 /* A response that does not follow the last accepted one. */
@@ -807,12 +813,15 @@ static unsigned long sroce_comp_rto(const struct sroce_send *snd)
  * a row).  A timer that fires early re-arms itself for the rest of the
  * time.  The retry counts against retry_cnt only when the QP's whole local
  * ACK timeout (9.7.6.1.3) passed since the last progress or counted
- * retry, so retry_cnt keeps its meaning.  While request packets of the QP
- * are still queued in this host (a backlog drained by a starved
- * ksoftirqd, a paused NIC queue), they cannot have been lost on the way,
- * and sending them again would only lengthen the queue: the timeout
- * waits (as TCP does not retransmit an skb still in a host queue).  A
- * packet dropped here is freed, which ends that wait.
+ * retry, so retry_cnt keeps its meaning.  The oldest unacknowledged
+ * packet goes again alone (sroce_comp_resend_one()): on a slow receiver
+ * the ACKs were only late, and its answer acknowledges what arrived.
+ * While request packets of the QP are still queued in this host (a
+ * backlog drained by a starved ksoftirqd, a paused NIC queue), they
+ * cannot have been lost on the way, and sending them again would only
+ * lengthen the queue: the timeout waits (as TCP does not retransmit an
+ * skb still in a host queue).  A packet dropped here is freed, which ends
+ * that wait.
  */
 static void sroce_comp_timeout(struct sroce_qp *qp)
 {
@@ -841,7 +850,8 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 		snd->rto_backoff++;
 	sroce_counter_inc(qp->dev, SROCE_CNT_RETRANS_TIMEOUTS);
 	trace_sroce_retrans_timeout(qp, snd->comp_psn, snd->rto_backoff);
-	sroce_comp_retry(qp, true, counted);
+	if (sroce_comp_retry(qp, true, counted))
+		sroce_comp_resend_one(qp, false);
 	if (!snd->error)
 		sroce_req_arm_timer(qp, &snd->retrans_timer,
 				    jiffies + sroce_comp_rto(snd));

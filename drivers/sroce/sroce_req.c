@@ -936,7 +936,7 @@ static bool sroce_req_take_rd_slot(struct sroce_send *snd,
 /*
  * RC flow control: may a packet that uses @npsn PSNs leave now?  Within
  * the congestion window; the first one after the oldest unacknowledged
- * PSN always may.  While a NAKed packet is resent alone
+ * PSN always may.  While a packet is resent alone
  * (&struct sroce_send.sel_probe) only that one, until it is answered.
  */
 static bool sroce_req_window_ok(const struct sroce_send *snd, u32 npsn)

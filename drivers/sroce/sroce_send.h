@@ -296,10 +296,11 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @rewind_psn: PSN the last loss rewind went back to
  * @rewind_ns: ktime_get_ns() of that rewind
  * @recover_psn: one past the newest PSN sent before that rewind
- * @sel_probe: after a sequence error NAK, the requester sends only the
- *	packet at comp_psn (with AckReq) and waits for the answer to it
- *	(sroce_comp.c: a responder that held what followed the gap
- *	acknowledges it all at once)
+ * @sel_probe: after a sequence error NAK or a retransmit timeout, the
+ *	requester sends only the packet at comp_psn (with AckReq) and waits
+ *	for the answer to it (sroce_comp.c: a responder that held what
+ *	followed the gap acknowledges it all at once)
+ * @sel_nak: that packet answers a sequence error NAK (not a timeout)
  * @sel_end: one past the PSNs of that packet (a READ request: its chunk)
  * @peer_holds: the responder was seen to hold requests behind a gap (an
  *	answer to a packet resent alone acknowledged more than it): it
@@ -376,6 +377,7 @@ struct sroce_send {
 	u64 rewind_ns;
 	u32 recover_psn;
 	bool sel_probe;
+	bool sel_nak;
 	u32 sel_end;
 	bool peer_holds;
 	u32 cwnd;
