@@ -18,6 +18,11 @@
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply
+ *                     (device, port, contexts, PDs, AHs, QPs, SRQs)
+ *   sroce_verbs_cq.c  CQ verbs, poll_cq (CQE -> ib_wc), req_notify_cq
+ *   sroce_verbs_wr.c  kernel consumers' post_send, post_recv,
+ *                     post_srq_recv: WR checks, WQEs into the rings
+ *   sroce_verbs_mr.c  MR verbs: DMA, user, fast-register MRs, rereg
  *   sroce_qp.c        QP object, state machine (IBTA 10.3) and the table of
  *                     what each state allows (sroce_qp_state_caps[])
  *   sroce_dp.c        QP data path: the send side's and the responder's

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interfaces between the verbs files: sroce_main.c (device,
- * ops table), sroce_verbs.c (entry points), sroce_qp.c (QP internals),
+ * ops table), sroce_verbs.c, sroce_verbs_cq.c, sroce_verbs_wr.c and
+ * sroce_verbs_mr.c (entry points), sroce_qp.c (QP internals),
  * sroce_srq.c (SRQ internals),
  * sroce_mr.c (MR internals), sroce_queue.c (rings) and sroce_counters.c.
  * The data path and the wire code use the object headers only.
@@ -50,6 +51,12 @@ void sroce_res_init(struct sroce_dev *dev, const unsigned int *want);
 int sroce_res_get(struct sroce_dev *dev, enum sroce_res_type type);
 void sroce_res_put(struct sroce_dev *dev, enum sroce_res_type type);
 
+/* ---- sroce_verbs.c: driver data of user verbs ---- */
+
+int sroce_udata_in_ok(struct ib_udata *udata);
+int sroce_udata_ok(struct ib_udata *udata, size_t resp_len);
+struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata);
+
 /* ---- sroce_verbs.c: ib_device_ops entry points ---- */
 
 int sroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -86,12 +93,6 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata);
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
-int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct sroce_create_cq_uarg *uarg);
-int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -99,6 +100,26 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
+/* ---- sroce_verbs_cq.c: ib_device_ops entry points ---- */
+
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct sroce_create_cq_uarg *uarg);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* ---- sroce_verbs_wr.c: ib_device_ops entry points ---- */
+
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -107,14 +128,11 @@ int sroce_post_send_wrs(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			const struct ib_send_wr **bad_wr);
 int sroce_post_recv_wrs(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
-int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
+
+/* ---- sroce_verbs_mr.c: ib_device_ops entry points ---- */
+
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
@@ -126,8 +144,6 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 			     u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
-int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
-int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 
 /* ---- sroce_qp.c ---- */
 
