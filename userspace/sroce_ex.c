@@ -5,7 +5,7 @@
  * ibv_start_poll / ibv_next_poll / ibv_end_poll interface.
  *
  * Nothing here knows the ring formats.  A work request is built in
- * ibv_post_send()'s form and handed to the send queue code of sroce.c
+ * ibv_post_send()'s form and handed to the send queue code of sroce_post.c
  * (sroce_sq_put: the same checks against the opcode/QP-type table of
  * sroce-abi.h, the same WQE), a batch is published and the doorbell rung
  * once, by ibv_wr_complete().  A completion is parsed by sroce_poll_cq(),
