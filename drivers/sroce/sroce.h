@@ -7,8 +7,8 @@
  *
  *   RX  sroce_net.c (UDP 4791 socket) -> sroce_recv.c (every check, CE/CNP
  *       to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two engines) ->
- *       sroce_resp.c, sroce_resp_rdma.c (requests) | sroce_comp.c
- *       (responses)
+ *       sroce_resp.c, sroce_resp_recv.c, sroce_resp_rdma.c (requests) |
+ *       sroce_comp.c (responses)
  *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c (requests),
  *       sroce_resp_out.c (ACKs, READ responses, atomic ACKs) ->
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
@@ -31,7 +31,11 @@
  *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs,
  *                     retransmission (sroce_send.h: the send side's state,
  *                     shared with the requester)
- *   sroce_resp.c      responder: request packets -> memory, RQ, CQEs
+ *   sroce_resp.c      responder: request packets, their checks, RC
+ *                     order (out-of-order hold), errors, entry points
+ *   sroce_resp_recv.c responder's data placement: SEND and RDMA WRITE
+ *                     into memory, receive WQEs (RQ, SRQ, XRC SRQ) and
+ *                     their CQEs, UD, flush of the RQ
  *   sroce_resp_rdma.c responder's requests answered with their own
  *                     response (READ, atomics, ATOMIC WRITE, FLUSH) and
  *                     duplicates

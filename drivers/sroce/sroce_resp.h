@@ -2,9 +2,9 @@
 /*
  * sroce_resp.h - responder state: the receive side of RC, UC and UD queue
  * pairs (IBTA vol. 1 9.5, 9.7.4, 9.7.5, 9.8), and the interface between
- * the request handling (sroce_resp.c; sroce_resp_rdma.c for READ, atomics,
- * ATOMIC WRITE, FLUSH and duplicates) and the response queue
- * (sroce_resp_out.c).
+ * the request handling (sroce_resp.c; sroce_resp_recv.c for receive WQEs,
+ * SEND, RDMA WRITE and UD; sroce_resp_rdma.c for READ, atomics, ATOMIC
+ * WRITE, FLUSH and duplicates) and the response queue (sroce_resp_out.c).
  *
  * Every member is touched only by the run that owns the QP's responder
  * (SROCE_DP_RESP_RUNNING: the work item, or an inline run from the receive
@@ -170,8 +170,9 @@ struct sroce_resp_attr {
  * @wc_err: receive completion status chosen by the step that failed
  * @msg: message being received
  * @xsrq: XRC TGT QP: the XRC SRQ the request being executed names, with
- *	a reference taken for that request only (sroce_resp.c, "XRC"); its
- *	PD, ring and CQ stand in for the QP's.  NULL between requests
+ *	a reference taken for that request only (sroce_resp_recv.c,
+ *	"XRC"); its PD, ring and CQ stand in for the QP's.  NULL between
+ *	requests
  * @res: @res_cap responder resources (RC), a ring recycled oldest first
  * @res_cap: entries of @res (max_dest_rd_atomic once allocated)
  * @res_head: next entry of @res to use
@@ -255,6 +256,30 @@ struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp, u8 type,
 					   u32 psn, u32 npsn, u16 *idx);
 struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 				 u64 len, int access);
+
+/* Steps of sroce_resp.c that sroce_resp_recv.c uses (responder run only) */
+void sroce_resp_sync(struct sroce_qp *qp);
+void sroce_resp_ooo_purge(struct sroce_resp *resp);
+u32 sroce_resp_payload_off(const struct sk_buff *skb,
+			   const struct sroce_pkt_info *pkt);
+void sroce_resp_unrel_error(struct sroce_qp *qp, enum sroce_resp_ret ret);
+
+/* XRC SRQs, receive WQEs, SEND, RDMA WRITE, UD (sroce_resp_recv.c) */
+struct sroce_pd *sroce_resp_pd(struct sroce_qp *qp);
+bool sroce_resp_xrc_get(struct sroce_qp *qp, const struct sroce_pkt_info *pkt);
+void sroce_resp_xrc_put(struct sroce_qp *qp);
+void sroce_resp_msg_end(struct sroce_qp *qp);
+void sroce_resp_complete_err(struct sroce_qp *qp, enum ib_wc_status status);
+enum sroce_resp_ret sroce_resp_do_send(struct sroce_qp *qp,
+				       struct sk_buff *skb,
+				       const struct sroce_pkt_info *pkt,
+				       u32 len);
+enum sroce_resp_ret sroce_resp_do_write(struct sroce_qp *qp,
+					struct sk_buff *skb,
+					const struct sroce_pkt_info *pkt,
+					u32 len);
+void sroce_resp_ud(struct sroce_qp *qp, struct sk_buff *skb,
+		   const struct sroce_pkt_info *pkt, u32 len);
 
 /* Requests their own response answers (sroce_resp_rdma.c) */
 enum sroce_resp_ret sroce_resp_do_read(struct sroce_qp *qp,
