@@ -9,8 +9,9 @@
  *       to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two engines) ->
  *       sroce_resp.c, sroce_resp_recv.c, sroce_resp_rdma.c (requests) |
  *       sroce_comp.c (responses)
- *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c (requests),
- *       sroce_resp_out.c (ACKs, READ responses, atomic ACKs) ->
+ *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c,
+ *       sroce_req_pkt.c (requests), sroce_resp_out.c (ACKs, READ
+ *       responses, atomic ACKs) ->
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
  *
  * Files and their one job each (each object's header has its name;
@@ -27,7 +28,10 @@
  *                     what each state allows (sroce_qp_state_caps[])
  *   sroce_dp.c        QP data path: the send side's and the responder's
  *                     runs, their work item, doorbell and RX kick
- *   sroce_req.c       requester: SQ WQEs -> request packets
+ *   sroce_req.c       requester: SQ WQEs fetched and checked, flow
+ *                     control, the send loop, go-back-N rewind
+ *   sroce_req_pkt.c   requester's packets: opcode, headers, payload (copy
+ *                     or zero-copy), pacing, transmit
  *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs,
  *                     retransmission (sroce_send.h: the send side's state,
  *                     shared with the requester)

@@ -188,7 +188,7 @@ static void sroce_comp_fail_head(struct sroce_qp *qp,
 /* Acknowledgment and retry                                            */
 /* ------------------------------------------------------------------ */
 
-/* The timed packet (sroce_req.c) is acknowledged: one RTT sample. */
+/* The timed packet (sroce_req_pkt.c) is acknowledged: one RTT sample. */
 static void sroce_comp_rtt_sample(struct sroce_send *snd)
 {
 	u64 us;

@@ -39,7 +39,7 @@
  * runs in process context to disable BH, and every packet they send would
  * wait in this CPU's backlog (veth: netif_rx()) until the run ends; with
  * BH enabled, a packet is delivered while it is sent, as in rdma_rxe, and
- * backlogs stay short.  (Packet order across CPUs: see sroce_req.c.)
+ * backlogs stay short.  (Packet order across CPUs: see sroce_req_pkt.c.)
  *
  * No lost wake-up: the RX queue is drained by every run until it is empty
  * or the budget is spent (then the run requeues the work), so a packet
@@ -49,7 +49,7 @@
  * References: sroce_qp_schedule() takes a QP reference for the queued work,
  * which the work function drops; a received packet holds the reference its
  * lookup took until the run is done with it; each armed timer holds one,
- * and so does each request packet in flight (sroce_req.c).
+ * and so does each request packet in flight (sroce_req_pkt.c).
  */
 
 #include <linux/delay.h>

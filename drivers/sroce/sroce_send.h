@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce_send.h - the send side of one QP: state shared by the requester
- * (sroce_req.c) and the completer (sroce_comp.c), and the calls between
- * them and the QP work loop (sroce_dp.c).
+ * (sroce_req.c, sroce_req_pkt.c) and the completer (sroce_comp.c), and
+ * the calls between them and the QP work loop (sroce_dp.c).
  *
  * The send queue as the send side sees it, in free-running 32-bit indices
  * of the SQ ring (slot = index & (num - 1)):
@@ -488,6 +488,11 @@ void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
 			   const struct sroce_sge *sge, u32 num_sge, u32 off);
 void sroce_req_release_cursors(struct sroce_send *snd);
+void sroce_req_release_cur(struct sroce_send *snd);
+
+/* ---- sroce_req_pkt.c ---- */
+int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w);
+bool sroce_req_tx_cpu_ok(struct sroce_send *snd);
 
 /* ---- sroce_comp.c ---- */
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
