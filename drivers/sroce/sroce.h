@@ -51,7 +51,10 @@
  *   sroce_net.c       UDP 4791 sockets per netns and their devices, packet
  *                     allocation, IP/UDP encapsulation, TX, route cache
  *   sroce_av.c        address vectors and AH numbers
- *   sroce_mr.c        MRs, keys, protection checks, copies to/from memory
+ *   sroce_mr.c        MRs, keys, protection checks, registration (DMA,
+ *                     user, fast-register MRs)
+ *   sroce_mr_copy.c   copies to/from MR memory, atomics, SGE cursors
+ *                     (copy and zero-copy gather)
  *   sroce_mw.c        memory windows (type 1, 2B): bind, invalidate, the
  *                     window behind an rkey
  *   sroce_queue.c     shared rings and their mmap entries, CQs

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_mr.h - memory regions, protection checks and scatter/gather cursors (sroce_mr.c)
+ * sroce_mr.h - memory regions, protection checks and scatter/gather
+ * cursors (sroce_mr.c; the copies, atomics and cursors: sroce_mr_copy.c)
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
@@ -228,6 +229,7 @@ int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
 int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
 		       u32 qpn);
 
+/* Copies, atomics and SGE cursors (sroce_mr_copy.c) */
 enum sroce_copy_dir {
 	SROCE_TO_MR,		/* write into the MR */
 	SROCE_FROM_MR,		/* read from the MR */
