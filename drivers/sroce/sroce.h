@@ -15,7 +15,8 @@
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
  *
  * Files and their one job each (each object's header has its name;
- * sroce_send.h is the send side's, shared by sroce_req.c and sroce_comp.c):
+ * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pkt.c
+ * and sroce_comp.c):
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply
