@@ -44,7 +44,8 @@
 # DCQCN runs with knobs_fabric (cc-lib.sh): the defaults are tuned for
 # 40 Gb/s and microsecond round trips, TCG has milliseconds.
 # Knobs (env): CC_RATE (bottleneck Mb/s, 20), CC_SECS (seconds per
-# bottleneck run, 12), CC_FAIR_MIN (Jain's index asserted, 0.8).
+# bottleneck run, 12), CC_FAIR_MIN (Jain's index asserted, 0.8), CC_PARTS
+# (the parts to run, default "marking dcqcn fair pause slow").
 cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
 require_sroce t-81/modprobe-sroce && require_provider t-81/provider || exit 1
@@ -345,10 +346,8 @@ slow() {
 		"(( rc == 0 && $(dlt $t sroce0 tx_backpressure) > 0 && $(dlt $t sroce1 out_of_seq_request) == 0 && $(dlt $t sroce0 retransmits) * 4 <= $(dlt $t sroce0 sent_pkts) ))"
 }
 
-marking
-dcqcn
-fair
-pause
-slow
+for part in ${CC_PARTS:-marking dcqcn fair pause slow}; do
+	"$part"
+done
 reset_state
 dmesg_clean t-81/dmesg
