@@ -430,6 +430,31 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 3)),
 	},
 	{
+		/*
+		 * The responder answers only packets that ask for an ACK:
+		 * the timeout counts from the newest one sent, not from the
+		 * last progress (a paced sender asks seldom)
+		 */
+		.name = "timeout_counts_from_newest_ackreq",
+		.type = IB_QPT_RC,
+		.timeout = 16,	/* 268 ms */
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_WAIT(150),
+			SEND8(0x10),
+			TX8(1, 0x10),
+			FX_WAIT(150),	/* 300 ms after the first */
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 0),
+			FX_WAIT(250),	/* 400 ms after the second */
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 1),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2),
+			FX_NO_TX()),
+	},
+	{
 		/* a NAK's duplicate (the network repeats it) is stale */
 		.name = "nak_seq_duplicate_ignored",
 		.type = IB_QPT_RC,

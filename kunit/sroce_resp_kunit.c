@@ -343,10 +343,10 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_MEM(.buf = RQB + 1024, .len = 16, .data = 1),
 			FX_MEM(.buf = RQB + 2048, .len = 24, .data = 2),
 			FX_MEM(.buf = RQB + 3072, .len = 32, .data = 3),
-			/* duplicates after the drain: acknowledged again */
+			/* duplicates after the drain: the newest PSN acked again */
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 2, .len = 24,
 			      .data = 2, .ackreq = true),
-			FX_ACKED(2, 4),
+			FX_ACKED(3, 4),
 			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 5, .len = 8,
 			      .ackreq = true),
@@ -432,14 +432,18 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_COUNT(SROCE_CNT_DUP_REQ, 1)),
 	},
 	{
-		.name = "rc_dup_ack_carries_current_msn",
+		/*
+		 * C9-105: a duplicate is answered with the newest PSN run
+		 * and the current MSN, acknowledging everything that arrived
+		 */
+		.name = "rc_dup_ack_carries_newest_psn_and_msn",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_RECV(.n = 2),
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8),
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 8),
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
 			      .ackreq = true),
-			FX_ACKED(0, 2),
+			FX_ACKED(1, 2),
 			FX_RCQE_OK(0x100, 8), FX_RCQE_OK(0x101, 8)),
 	},
 	{

@@ -809,8 +809,8 @@ static unsigned long sroce_comp_rto(const struct sroce_send *snd)
 
 /*
  * Retransmit timeout: nothing arrived for an RTO since the last progress
- * (RFC 6298 5: the RTO from the measured RTT, doubled for each timeout in
- * a row).  A timer that fires early re-arms itself for the rest of the
+ * or the newest packet that asked for an ACK (RFC 6298 5: the RTO from
+ * the measured RTT, doubled for each timeout in a row).  A timer that fires early re-arms itself for the rest of the
  * time.  The retry counts against retry_cnt only when the QP's whole local
  * ACK timeout (9.7.6.1.3) passed since the last progress or counted
  * retry, so retry_cnt keeps its meaning.  The oldest unacknowledged

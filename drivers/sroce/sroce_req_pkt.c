@@ -480,8 +480,17 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	snd->psn = sroce_psn_add(p->psn, p->npsn);
 	if (sroce_psn_after(snd->psn, snd->max_psn))
 		snd->max_psn = snd->psn;
-	if (sroce_qpt_reliable(qp->type))
+	if (sroce_qpt_reliable(qp->type)) {
+		/*
+		 * The responder answers only packets that ask for an ACK
+		 * (9.7.5.1): the ones before it wait for that answer, so
+		 * the retransmit timeout counts from the newest one.  A
+		 * paced sender asks only every few milliseconds.
+		 */
+		if (snd->tx_ackreq)
+			snd->last_progress = jiffies;
 		sroce_comp_arm_retrans(qp);
+	}
 	if (!p->last) {
 		w->state = SROCE_WQE_SENDING;
 		return;

@@ -327,8 +327,9 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @error: the send side failed; nothing is sent, the SQ is flushed
  * @sq_broken: the producer index was hostile; the ring is not read again
  * @drained_event: IB_EVENT_SQ_DRAINED was raised in this SQD period
- * @last_progress: jiffies of the last ACK progress or (re)transmission
- *	start
+ * @last_progress: jiffies of the last ACK progress, (re)transmission
+ *	start or packet sent that asked for an ACK: the retransmit timeout
+ *	counts from it
  */
 struct sroce_send {
 	struct timer_list retrans_timer;
