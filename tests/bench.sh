@@ -16,12 +16,18 @@
 # (the median) in us. All with -F --report_gbits -x <RoCE v2 GID index>.
 # Then memory: /proc/modules size of sroce and rdma_rxe, and, when scripts/bench
 # added /add/qpmem, the kernel memory (slab + vmalloc, and slab alone) per RC
-# QP; and, with /add/udppp, the one-way time of a plain UDP ping-pong over
+# QP; and, with /add/netpp, the one-way time of a plain UDP ping-pong over
 # the same veth pair (context for the latency rows). Helpers compiled by
 # scripts/bench come in /add/ (tscclock.so: see use_tsc_clock).
+# The kernel's own TCP on the same veth pair is the third column, measured
+# in each round after the perftest runs: iperf3 (one stream, 64 KiB writes,
+# the same duration and margin) for the bandwidth rows, a 2-byte TCP_NODELAY
+# ping-pong (/add/netpp; half the round trip, the whole one for the READ
+# row, as perftest reports them) for the latency rows.
 #
 # Output: progress lines (with a summary of the retransmission/error hw
-# counters per MTU), then the table `test | sroce | rxe | sroce/rxe`
+# counters per MTU), then the table
+# `test | sroce | rxe | tcp | sroce/rxe | sroce/tcp`
 # between "=== table" and "=== end table", then the targets. Every line of
 # raw perftest output, hw counter and CPU-time delta starts with "| " (the
 # host puts those only in the log). Exits 0 when every run produced a number
@@ -224,6 +230,7 @@ scenario_base() {
 					fi
 				done
 			done
+			tcp_round "$mtu"
 		done
 		echo "| ==== MTU $mtu: hw counters at the end"
 		counters_snap sroce0 sroce1 rxe0 | awk '$2 != 0' | raw
@@ -244,6 +251,43 @@ counters_summary() {
 	done
 }
 
+# tcp_round MTU: the kernel's TCP between netns A and B over the same veth
+# pair, one value per table row of MTU (see the header): iperf3 for the
+# bandwidth rows, netpp's TCP ping-pong for the latency rows.
+TCP_PORT=5301
+tcp_round() {
+	local mtu=$1 prog bw='' lat='' out
+	if command -v iperf3 >/dev/null; then
+		in_ns B timeout $((BENCH_DURATION + 30)) iperf3 -s -1 -p "$TCP_PORT" >/dev/null 2>&1 &
+		sleep 0.5
+		out=$(in_ns A timeout $((BENCH_DURATION + 30)) iperf3 -c "$B_IP4" -p "$TCP_PORT" \
+			-t "$BENCH_DURATION" -O "$BENCH_MARGIN" -l "$BW_SIZE" -f g 2>&1)
+		wait
+		TCP_PORT=$((TCP_PORT + 1))
+		echo "| ==== mtu$mtu tcp: iperf3 -t $BENCH_DURATION -O $BENCH_MARGIN -l $BW_SIZE"
+		raw <<<"$out"
+		bw=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Gbits/sec") print $(i - 1) }' <<<"$out")
+		[[ -n $bw ]] && note "mtu$mtu tcp (iperf3): $bw Gb/s" || note "tcp bandwidth: no iperf3 result"
+	fi
+	if [[ -x /add/netpp ]]; then
+		in_ns B timeout 30 /add/netpp tcp server "$B_IP4" "$TCP_PORT" "$BENCH_LAT_ITERS" &
+		sleep 0.5
+		lat=$(in_ns A timeout 30 /add/netpp tcp client "$B_IP4" "$TCP_PORT" "$BENCH_LAT_ITERS")
+		wait
+		TCP_PORT=$((TCP_PORT + 1))
+		[[ -n $lat ]] && note "mtu$mtu tcp (2-byte ping-pong): $lat us one way" || note "tcp latency: no netpp result"
+	fi
+	for prog in $BENCH_TESTS; do
+		if [[ $prog == *_bw && -n $bw ]]; then
+			add_value "mtu$mtu/$prog-s$BW_SIZE" tcp "$bw"
+		elif [[ $prog == ib_read_lat && -n $lat ]]; then
+			add_value "mtu$mtu/$prog-s$LAT_SIZE" tcp "$(awk -v l="$lat" 'BEGIN { print 2 * l }')"
+		elif [[ $prog == *_lat && -n $lat ]]; then
+			add_value "mtu$mtu/$prog-s$LAT_SIZE" tcp "$lat"
+		fi
+	done
+}
+
 # udp_floor: one-way time of a 2-byte UDP ping-pong between netns A and B
 # over the veth pair (both ends busy-polling; median of 3 x 5000), the trip
 # through the UDP/IP stack and veth that every sroce packet takes and rxe's
@@ -251,12 +295,12 @@ counters_summary() {
 UDP_FLOOR=
 udp_floor() {
 	local i v vals=()
-	[[ -x /add/udppp ]] || return 0
+	[[ -x /add/netpp ]] || return 0
 	[[ -e /run/netns/A && -e /run/netns/B ]] || setup_two_netns 1500 >/dev/null 2>&1
 	for i in 1 2 3; do
-		in_ns B timeout 30 /add/udppp server "$B_IP4" $((5000 + i)) 5000 &
+		in_ns B timeout 30 /add/netpp udp server "$B_IP4" $((5000 + i)) 5000 &
 		sleep 0.5
-		v=$(in_ns A timeout 30 /add/udppp client "$B_IP4" $((5000 + i)) 5000) && vals+=("$v")
+		v=$(in_ns A timeout 30 /add/netpp udp client "$B_IP4" $((5000 + i)) 5000) && vals+=("$v")
 		wait
 	done
 	((${#vals[@]})) || { note "udp ping-pong failed"; return 0; }
@@ -414,20 +458,21 @@ median() {
 }
 
 print_table() {
-	local e row unit kind s x
-	echo "=== table (median of each side's runs, $BENCH_REPS per perftest row; bw = BW average, lat = t_typical)"
+	local e row unit kind s x t
+	echo "=== table (median of each side's runs, $BENCH_REPS per perftest row; bw = BW average, lat = t_typical; tcp: the kernel's TCP on the same veth pair)"
 	for e in "${ROWS[@]}"; do
 		IFS='|' read -r row unit kind <<<"$e"
-		s=$(median "$row" sroce) x=$(median "$row" rxe)
-		echo "$row ($unit)|$s|$x"
-	done | awk -F'|' 'BEGIN { r[0] = "test|sroce|rxe|sroce/rxe"; n = 1 }
+		s=$(median "$row" sroce) x=$(median "$row" rxe) t=$(median "$row" tcp)
+		echo "$row ($unit)|$s|$x|$t"
+	done | awk -F'|' 'BEGIN { r[0] = "test|sroce|rxe|tcp|sroce/rxe|sroce/tcp"; n = 1 }
 		{ q = ($2 + 0 > 0 && $3 + 0 > 0) ? sprintf("%.2f", $2 / $3) : "n/a"
-		  r[n++] = $0 "|" q }
+		  p = ($2 + 0 > 0 && $4 + 0 > 0) ? sprintf("%.2f", $2 / $4) : "n/a"
+		  r[n++] = $0 "|" q "|" p }
 		END {
 			for (i = 0; i < n; i++) { k = split(r[i], f, "|"); for (j = 1; j <= k; j++)
 				if (length(f[j]) > w[j]) w[j] = length(f[j]) }
 			for (i = 0; i < n; i++) { split(r[i], f, "|")
-				printf "%-" w[1] "s | %" w[2] "s | %" w[3] "s | %" w[4] "s\n", f[1], f[2], f[3], f[4] }
+				printf "%-" w[1] "s | %" w[2] "s | %" w[3] "s | %" w[4] "s | %" w[5] "s | %" w[6] "s\n", f[1], f[2], f[3], f[4], f[5], f[6] }
 		}'
 	echo "=== end table"
 }
