@@ -810,10 +810,11 @@ static unsigned long sroce_comp_rto(const struct sroce_send *snd)
 /*
  * Retransmit timeout: nothing arrived for an RTO since the last progress
  * or the newest packet that asked for an ACK (RFC 6298 5: the RTO from
- * the measured RTT, doubled for each timeout in a row).  A timer that fires early re-arms itself for the rest of the
- * time.  The retry counts against retry_cnt only when the QP's whole local
- * ACK timeout (9.7.6.1.3) passed since the last progress or counted
- * retry, so retry_cnt keeps its meaning.  The oldest unacknowledged
+ * the measured RTT, doubled for each timeout in a row).  A timer that
+ * fires early re-arms itself for the rest of the time.  The retry counts
+ * against retry_cnt only when the QP's whole local ACK timeout
+ * (9.7.6.1.3) passed since the last progress or counted retry, so
+ * retry_cnt keeps its meaning.  The oldest unacknowledged
  * packet goes again alone (sroce_comp_resend_one()): on a slow receiver
  * the ACKs were only late, and its answer acknowledges what arrived.
  * While request packets of the QP are still queued in this host (a
