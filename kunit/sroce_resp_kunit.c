@@ -471,10 +471,13 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
 			      .ackreq = true),
 			FX_ACKED(0, 2),
-			/* three behind the expected PSN across the wrap */
+			/*
+			 * behind the expected PSN across the wrap: a
+			 * duplicate, acknowledged with the newest PSN
+			 */
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0xfffffe, .len = 8,
 			      .ackreq = true),
-			FX_ACKED(0xfffffe, 2),
+			FX_ACKED(0, 2),
 			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
 			FX_RCQE_OK(0x100, 8), FX_RCQE_OK(0x101, 8)),
 	},
