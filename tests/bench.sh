@@ -251,6 +251,19 @@ counters_summary() {
 	done
 }
 
+# netpp udp|tcp PORT N: a 2-byte ping-pong of N round trips, server in netns
+# B, client in netns A; prints the client's one-way time in us.
+netpp() {
+	local v rc
+	in_ns B timeout 30 /add/netpp "$1" server "$B_IP4" "$2" "$3" &
+	sleep 0.5
+	v=$(in_ns A timeout 30 /add/netpp "$1" client "$B_IP4" "$2" "$3")
+	rc=$?
+	wait
+	echo "$v"
+	return $rc
+}
+
 # tcp_round MTU: the kernel's TCP between netns A and B over the same veth
 # pair, one value per table row of MTU (see the header): iperf3 for the
 # bandwidth rows, netpp's TCP ping-pong for the latency rows.
@@ -270,10 +283,7 @@ tcp_round() {
 		[[ -n $bw ]] && note "mtu$mtu tcp (iperf3): $bw Gb/s" || note "tcp bandwidth: no iperf3 result"
 	fi
 	if [[ -x /add/netpp ]]; then
-		in_ns B timeout 30 /add/netpp tcp server "$B_IP4" "$TCP_PORT" "$BENCH_LAT_ITERS" &
-		sleep 0.5
-		lat=$(in_ns A timeout 30 /add/netpp tcp client "$B_IP4" "$TCP_PORT" "$BENCH_LAT_ITERS")
-		wait
+		lat=$(netpp tcp "$TCP_PORT" "$BENCH_LAT_ITERS")
 		TCP_PORT=$((TCP_PORT + 1))
 		[[ -n $lat ]] && note "mtu$mtu tcp (2-byte ping-pong): $lat us one way" || note "tcp latency: no netpp result"
 	fi
@@ -298,10 +308,7 @@ udp_floor() {
 	[[ -x /add/netpp ]] || return 0
 	[[ -e /run/netns/A && -e /run/netns/B ]] || setup_two_netns 1500 >/dev/null 2>&1
 	for i in 1 2 3; do
-		in_ns B timeout 30 /add/netpp udp server "$B_IP4" $((5000 + i)) 5000 &
-		sleep 0.5
-		v=$(in_ns A timeout 30 /add/netpp udp client "$B_IP4" $((5000 + i)) 5000) && vals+=("$v")
-		wait
+		v=$(netpp udp $((5000 + i)) 5000) && vals+=("$v")
 	done
 	((${#vals[@]})) || { note "udp ping-pong failed"; return 0; }
 	UDP_FLOOR=$(printf '%s\n' "${vals[@]}" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
