@@ -31,6 +31,10 @@ pass() { echo "PASS $1${2:+ ($2)}"; record "PASS $1"; }
 fail() { echo "FAIL $1: ${2:-failed}"; record "FAIL $1"; }
 skip() { echo "SKIP $1: ${2:-skipped}"; record "SKIP $1"; }
 
+# debug_kernel: true in the debug guest kernel (KASAN, lockdep, kmemleak;
+# scripts/vm --debug), which runs several times slower than the stock one.
+debug_kernel() { [[ -e /sys/kernel/debug/kmemleak ]]; }
+
 # sweep_skipped NAME ARGS...: on the debug kernel (KASAN, lockdep, kmemleak
 # under TCG), skip a perftest run whose ARGS hold -a (every size, 2 B ..
 # 8 MiB) and return 0.  There a 1 MiB message at path MTU 1024 takes longer
@@ -40,7 +44,7 @@ skip() { echo "SKIP $1: ${2:-skipped}"; record "SKIP $1"; }
 sweep_skipped() {
 	local name=$1
 	shift
-	[[ -e /sys/kernel/debug/kmemleak && " $* " == *" -a "* ]] || return 1
+	debug_kernel && [[ " $* " == *" -a "* ]] || return 1
 	skip "$name" "2 B .. 8 MiB sweep: too slow for the transport timeout on the debug kernel"
 }
 

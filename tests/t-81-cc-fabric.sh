@@ -355,7 +355,16 @@ slow() {
 		"(( rc == 0 && $(dlt $t sroce0 tx_backpressure) > 0 && $(dlt $t sroce1 out_of_seq_request) == 0 && $(dlt $t sroce0 retransmits) * 4 <= $(dlt $t sroce0 sent_pkts) ))"
 }
 
+# dcqcn and fair measure rates and queues at a 20 Mb/s bottleneck; the
+# debug kernel's guest forwards about 10 Mb/s through the fabric, so the
+# bottleneck is not where the test puts it.  There they are skipped unless
+# CC_PARTS names them; the reaction point and notification point still run
+# there in marking (CNPs sent, received, rate cuts) and in t-80.
 for part in ${CC_PARTS:-marking dcqcn fair pause slow}; do
+	if [[ -z ${CC_PARTS:-} ]] && debug_kernel && [[ $part == dcqcn || $part == fair ]]; then
+		skip "t-81/$part" "a ${RATE} Mb/s bottleneck is faster than the debug kernel's guest forwards"
+		continue
+	fi
 	"$part"
 done
 reset_state
