@@ -358,8 +358,9 @@ slow() {
 # dcqcn and fair measure rates and queues at a 20 Mb/s bottleneck; the
 # debug kernel's guest forwards about 10 Mb/s through the fabric, so the
 # bottleneck is not where the test puts it.  There they are skipped unless
-# CC_PARTS names them; the reaction point and notification point still run
-# there in marking (CNPs sent, received, rate cuts) and in t-80.
+# CC_PARTS names them; the notification point still runs there in marking
+# (CNPs on the wire, by DSCP and priority), the reaction point in t-80 and
+# t-92 (CNPs received, rate cuts).
 for part in ${CC_PARTS:-marking dcqcn fair pause slow}; do
 	if [[ -z ${CC_PARTS:-} ]] && debug_kernel && [[ $part == dcqcn || $part == fair ]]; then
 		skip "t-81/$part" "a ${RATE} Mb/s bottleneck is faster than the debug kernel's guest forwards"
