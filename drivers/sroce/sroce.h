@@ -29,6 +29,9 @@
  *                     what each state allows (sroce_qp_state_caps[])
  *   sroce_dp.c        QP data path: the send side's and the responder's
  *                     runs, their work item, doorbell and RX kick
+ *   sroce_diag.c      the send side's wake-up invariant (checked after
+ *                     each run) and the per-QP state of `rdma -dd
+ *                     resource show qp` (the tests' stall detector)
  *   sroce_req.c       requester: SQ WQEs fetched and checked, flow
  *                     control, the send loop, go-back-N rewind
  *   sroce_req_pkt.c   requester's packets: opcode, headers, payload (copy

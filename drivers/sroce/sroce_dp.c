@@ -58,6 +58,7 @@
 #include <kunit/visibility.h>
 
 #include "sroce.h"
+#include "sroce_diag.h"
 #include "sroce_qp.h"
 #include "sroce_trace.h"
 
@@ -316,6 +317,7 @@ static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 	sroce_comp_check_drained(qp);
 	if (sroce_dp_sq_in_error(qp))
 		more |= sroce_comp_flush(qp, budget);
+	sroce_send_check_wakeup(qp);
 	return more;
 }
 

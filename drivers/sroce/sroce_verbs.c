@@ -24,6 +24,7 @@
 
 #include "sroce.h"
 #include "sroce_av.h"
+#include "sroce_diag.h"
 #include "sroce_mr.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
@@ -588,7 +589,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "rq_used", sroce_queue_used(&qp->rq)) ||
 	    rdma_nl_put_driver_u32(msg, "mtu", qp->mtu) ||
 	    rdma_nl_put_driver_u32(msg, "user", qp->is_user) ||
-	    sroce_cc_fill_res_qp_entry(msg, qp))
+	    sroce_cc_fill_res_qp_entry(msg, qp) ||
+	    sroce_diag_fill_res_qp(msg, qp))
 		goto err;
 	nla_nest_end(msg, table);
 	return 0;
