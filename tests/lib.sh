@@ -31,6 +31,17 @@ pass() { echo "PASS $1${2:+ ($2)}"; record "PASS $1"; }
 fail() { echo "FAIL $1: ${2:-failed}"; record "FAIL $1"; }
 skip() { echo "SKIP $1: ${2:-skipped}"; record "SKIP $1"; }
 
+# test_scope LEVEL: does this run include the parts of a test meant for
+# LEVEL?  TEST_SCOPE (quick, ci or full; default full) says how much of
+# each test runs: quick for everyday work (make check-quick), ci for make
+# check, full for everything (make check-full, make vmtest).  A long part
+# (a 2 B .. 8 MiB sweep, a second MTU, extra rounds) runs only at the
+# scope it names and above, e.g. `test_scope full && ...`.
+test_scope() {
+	local -A rank=([quick]=0 [ci]=1 [full]=2)
+	((${rank[${TEST_SCOPE:-full}]:-2} >= ${rank[$1]}))
+}
+
 # debug_kernel: true in the debug guest kernel (KASAN, lockdep, kmemleak;
 # scripts/vm --debug), which runs several times slower than the stock one.
 debug_kernel() { [[ -e /sys/kernel/debug/kmemleak ]]; }
@@ -372,6 +383,8 @@ rc_pingpong() {
 # What scripts/vm also looks for in the guest's dmesg.
 SPLAT='Kernel panic|Oops|BUG:|kernel BUG|WARNING:|KASAN|UBSAN|refcount_t|general protection fault'
 SPLAT+='|list_(add|del) corruption|stack-protector|Call Trace:|blocked for more than|detected stall'
+# sroce's data path invariant (sroce_diag.c), broken and repaired
+SPLAT+='|sroce: QP [0-9]+: .* timer not armed'
 
 # dmesg_clean NAME: FAIL NAME with each splat the kernel logged since the
 # line tests/run logged when the test began ($SROCE_DMESG_MARK; the whole
@@ -422,4 +435,55 @@ impair() {
 	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
 	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \
 		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
+}
+
+# The stall detector (tests/run starts one around every test).  The IB
+# contract: every posted work request ends with a completion, a success or
+# an error once the QP's retry budget is spent.  stall_watch samples
+# `rdma -dd resource show qp` every STALL_PERIOD seconds (default 1): a
+# QP in RTS with WQEs outstanding (drv_sq_used) whose oldest WQE
+# (drv_sq_head) and oldest unacknowledged PSN (drv_comp_psn) both stay put
+# for longer than its retry budget (drv_budget_ms, which the driver
+# derives from the QP's timeout, retry_cnt and rnr_retry; 0: unbounded,
+# e.g. an RNR wait with infinite retries) plus STALL_SLACK seconds
+# (default 10, 30 on the debug kernel: timers of a guest under TCG run
+# late) is stalled: one FAIL NAME/stall line for it, with every QP's state
+# and every link's counters printed.  It runs until the file STOPFILE
+# exists.
+# stall_watch NAME STOPFILE
+stall_watch() {
+	local name=$1 stop=$2 slack=${STALL_SLACK:-10} line
+	debug_kernel && slack=${STALL_SLACK:-30}
+	while [[ ! -e $stop ]]; do
+		echo "T $SECONDS"
+		"$RDMA" -dd resource show qp 2>/dev/null
+		sleep "${STALL_PERIOD:-1}"
+	done | awk -v slack="$slack" '
+		$1 == "T" { now = $2; next }
+		$1 != "link" { next }
+		{
+			delete f
+			for (i = 1; i < NF; i++) f[$i] = $(i + 1)
+			if (f["state"] != "RTS" || !("drv_sq_used" in f)) next
+			k = f["link"] " " f["lqpn"] " " f["pid"]
+			sig = f["drv_sq_head"] ":" f["drv_comp_psn"]
+			if (f["drv_sq_used"] == 0 || sig != last[k]) {
+				last[k] = sig; since[k] = now; next
+			}
+			if (f["drv_budget_ms"] == 0 || done[k]) next
+			if (now - since[k] > f["drv_budget_ms"] / 1000 + slack) {
+				done[k] = 1
+				printf "STALL %s qpn %s (%s): no progress for %d s, budget %d ms: %s\n",
+				       f["link"], f["lqpn"], f["comm"], now - since[k],
+				       f["drv_budget_ms"], $0
+				fflush()
+			}
+		}' | while IFS= read -r line; do
+		[[ $line == "STALL "* ]] || continue
+		fail "$name/stall" "${line#STALL }"
+		echo "    every QP now:"
+		"$RDMA" -dd resource show qp 2>&1 | sed 's/^/      /'
+		echo "    every link's counters:"
+		"$RDMA" statistic show 2>&1 | sed 's/^/      /'
+	done
 }
