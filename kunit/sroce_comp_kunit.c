@@ -455,6 +455,53 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_NO_TX()),
 	},
 	{
+		/*
+		 * RFC 5681 3.1: a retransmit timeout cuts the window to
+		 * the minimum (a trickle until ACKs return), the threshold
+		 * to half of what was in flight; the timer stays armed
+		 * while anything is unacknowledged
+		 */
+		.name = "timeout_cuts_window",
+		.type = IB_QPT_RC,
+		.timeout = 16,	/* 268 ms */
+		.steps = FX_STEPS(FX_ARMED(0), FX_CWND(256),
+			SEND8(0), SEND8(0x10), SEND8(0x20),
+			TX8(0, 0), TX8(1, 0x10), TX8(2, 0x20),
+			FX_ARMED(1),
+			FX_WAIT(400),	/* one timeout, the next at 536 ms */
+			TX8(0, 0),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 1),
+			FX_CWND(2),
+			FX_ARMED(1),
+			FX_RX_ACK(2),
+			SCQE8(1), SCQE8(2), SCQE8(3),
+			FX_ARMED(0),
+			FX_NO_TX()),
+	},
+	{
+		/* each path that leaves packets unacknowledged keeps a timer */
+		.name = "timer_armed_while_unacknowledged",
+		.type = IB_QPT_RC,
+		.timeout = 16,	/* 268 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_ARMED(1),
+			FX_RX_NAK(0, FX_RNR(25)),	/* 61.44 ms: its own timer */
+			FX_ARMED(0),
+			FX_WAIT(150),
+			TX8(0, 0), TX8(1, 0x10),	/* go back to the NAK'd PSN */
+			FX_ARMED(1),
+			FX_RX_NAK(1, FX_NAK_SEQ),	/* PSN 0 arrived */
+			SCQE8(1),
+			TX8(1, 0x10),			/* PSN 1 alone */
+			FX_ARMED(1),
+			FX_RX_ACK(1),
+			SCQE8(2),
+			FX_ARMED(0),
+			FX_NO_TX()),
+	},
+	{
 		/* a NAK's duplicate (the network repeats it) is stale */
 		.name = "nak_seq_duplicate_ignored",
 		.type = IB_QPT_RC,
@@ -597,6 +644,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			      .off = 0x200 + MTU, .dlen = 600 - MTU,
 			      .ackreq = true),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			FX_COUNT(SROCE_CNT_READ_RESUMES, 1),
 			RD_MIDDLE_IN,
 			RD_LAST_IN,
 			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_READ, .len = 600),
@@ -627,6 +675,7 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_NO_TX(),
 			FX_COUNT(SROCE_CNT_LOSS_REWINDS, 1),
 			FX_COUNT(SROCE_CNT_RETRANSMITS, 1),
+			FX_COUNT(SROCE_CNT_READ_RESUMES, 1),
 			/* the responses to the second request */
 			FX_RX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 1,
 			      .syn = FX_ACK, .msn = 1, .len = MTU, .data = MTU),
@@ -961,7 +1010,59 @@ static void sroce_loss_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_send_new_loss(snd, now), c->new_loss);
 }
 
+/*
+ * AckReq before the last packet of a message: by count (every half
+ * window, at most SROCE_REQ_ACK_EVERY) or by time (half an RTO since
+ * the newest packet that asked, or the last progress).
+ */
+static const struct sroce_ackreq_case {
+	const char *name;
+	u32 cwnd;
+	u32 noack_pkts;		/* packets sent since the last AckReq */
+	u32 since_jiffies;	/* since last_progress */
+	u32 rto_jiffies;	/* the QP's local ACK timeout, no RTT sample */
+	bool due;
+} sroce_ackreq_cases[] = {
+	{ .name = "half_window", .cwnd = 8, .noack_pkts = 3,
+	  .rto_jiffies = 100, .due = true },
+	{ .name = "below_half_window", .cwnd = 8, .noack_pkts = 2,
+	  .rto_jiffies = 100 },
+	{ .name = "every_64_at_most", .cwnd = 256, .noack_pkts = 63,
+	  .rto_jiffies = 100, .due = true },
+	{ .name = "window_of_one", .cwnd = 1, .rto_jiffies = 100,
+	  .due = true },
+	{ .name = "half_rto_passed", .cwnd = 256, .since_jiffies = 50,
+	  .rto_jiffies = 100, .due = true },
+	{ .name = "half_rto_not_yet", .cwnd = 256, .since_jiffies = 49,
+	  .rto_jiffies = 100 },
+	{ .name = "paced_long_gap", .cwnd = 256, .noack_pkts = 1,
+	  .since_jiffies = 1000, .rto_jiffies = 100, .due = true },
+};
+
+static void sroce_ackreq_case_desc(const struct sroce_ackreq_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_ackreq, sroce_ackreq_cases, sroce_ackreq_case_desc);
+
+static void sroce_ackreq_test(struct kunit *test)
+{
+	const struct sroce_ackreq_case *c = test->param_value;
+	struct sroce_send *snd = kunit_kzalloc(test, sizeof(*snd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, snd);
+	snd->cwnd = c->cwnd;
+	snd->noack_pkts = c->noack_pkts;
+	snd->timeout_jiffies = c->rto_jiffies;
+	snd->last_progress = jiffies - c->since_jiffies;
+	KUNIT_EXPECT_EQ(test, sroce_req_ackreq_due(snd), c->due);
+	KUNIT_EXPECT_EQ(test, snd->noack_pkts, c->noack_pkts + 1);
+}
+
 static struct kunit_case sroce_comp_pure_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_ackreq_test, sroce_ackreq_gen_params),
 	KUNIT_CASE_PARAM(sroce_rtt_sample_test, sroce_rtt_gen_params),
 	KUNIT_CASE_PARAM(sroce_rto_test, sroce_rto_gen_params),
 	KUNIT_CASE_PARAM(sroce_loss_test, sroce_loss_gen_params),

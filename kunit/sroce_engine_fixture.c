@@ -21,6 +21,7 @@
 #include <net/ipv6.h>
 
 #include "sroce_compat.h"
+#include "sroce_diag.h"
 #include "sroce_engine_fixture.h"
 #include "sroce_srq.h"
 #include "sroce_verbs.h"
@@ -829,6 +830,27 @@ static void sroce_fx_set_block(struct sroce_fx *fx, bool blocked, u32 n)
 	spin_unlock_irqrestore(&fx->lock, flags);
 }
 
+/*
+ * ARMED: whether the send side has unacknowledged packets to time out
+ * (sroce_send_needs_timer()), and if so that its retransmit timer is
+ * pending or has fired for the next run: the invariant sroce_diag.c
+ * checks after every run.
+ */
+static void sroce_fx_step_armed(struct sroce_fx *fx,
+				const struct sroce_fx_step *s, int i)
+{
+	struct sroce_send *snd = &fx->qp->dp.send;
+	bool needs = sroce_send_needs_timer(fx->qp);
+
+	KUNIT_EXPECT_EQ_MSG(fx->test, needs, !!s->n,
+			    "step %d: unacknowledged packets to time out", i);
+	if (needs)
+		KUNIT_EXPECT_TRUE_MSG(fx->test,
+				      timer_pending(&snd->retrans_timer) ||
+				      test_bit(SROCE_SEND_F_TIMEOUT, &snd->flags),
+				      "step %d: retransmit timer not armed", i);
+}
+
 /* Steps that check state rather than traffic. */
 static void sroce_fx_step_check(struct sroce_fx *fx,
 				const struct sroce_fx_step *s, int i)
@@ -872,6 +894,13 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 		KUNIT_EXPECT_EQ_MSG(test, sroce_queue_count(&fx->srq[s->srqn]->rq),
 				    (int)s->n, "step %d: WQEs on XRC SRQ %u", i,
 				    s->srqn);
+		break;
+	case SROCE_FX_CWND:
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(fx->qp->dp.send.cwnd), s->n,
+				    "step %d: congestion window", i);
+		break;
+	case SROCE_FX_ARMED:
+		sroce_fx_step_armed(fx, s, i);
 		break;
 	default:
 		KUNIT_FAIL(test, "step %d: unknown kind %u", i, s->kind);

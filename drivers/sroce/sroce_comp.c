@@ -223,18 +223,29 @@ static void sroce_comp_cwnd_grow(struct sroce_send *snd, u32 n)
 }
 
 /*
- * A loss episode starts: the window drops to a quarter of what was in
- * flight (a timeout: to the minimum), as each later loss costs go-back-N
- * what is in flight behind it.
+ * A loss episode starts: after a sequence error NAK or a gap in the
+ * responses the window drops to a quarter of what was in flight, as each
+ * later loss costs go-back-N what is in flight behind it.  After a
+ * retransmit timeout it drops to the minimum and slow start brings it
+ * back to half of what was in flight (RFC 5681 3.1: a timeout means the
+ * path, or a slow receiver, took nothing for an RTO; only a trickle goes
+ * until ACKs return).  Timeouts in a row (@snd->rto_backoff > 1) keep the
+ * threshold of the first one.
  */
 static void sroce_comp_cwnd_cut(struct sroce_send *snd, bool timeout)
 {
 	u32 flight = sroce_psn_diff(snd->max_psn, snd->comp_psn);
 
 	flight = min(flight, snd->cwnd);
-	snd->ssthresh = max_t(u32, flight / 4, SROCE_REQ_CWND_MIN);
-	snd->cwnd = timeout ? SROCE_REQ_CWND_MIN : snd->ssthresh;
 	snd->cwnd_acc = 0;
+	if (!timeout) {
+		snd->ssthresh = max_t(u32, flight / 4, SROCE_REQ_CWND_MIN);
+		snd->cwnd = snd->ssthresh;
+		return;
+	}
+	if (snd->rto_backoff <= 1)
+		snd->ssthresh = max_t(u32, flight / 2, SROCE_REQ_CWND_MIN);
+	snd->cwnd = SROCE_REQ_CWND_MIN;
 }
 
 /*
@@ -256,9 +267,10 @@ static void sroce_comp_advance(struct sroce_send *snd, u32 psn)
 	snd->last_progress = jiffies;
 	snd->retry_base = jiffies;
 	sroce_comp_rtt_sample(snd);
-	if (!snd->retrying)
+	/* slow start goes on during a recovery (after a timeout) */
+	if (!snd->retrying || snd->cwnd < snd->ssthresh)
 		sroce_comp_cwnd_grow(snd, n);
-	else if (!sroce_psn_before(psn, snd->recover_psn))
+	if (snd->retrying && !sroce_psn_before(psn, snd->recover_psn))
 		snd->retrying = false;
 }
 
@@ -298,7 +310,8 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
  * (sroce_send_new_loss()): the packets already in flight behind the loss
  * would otherwise each start one more retry.  @counted: the retry counts
  * against retry_cnt (NAK sequence errors, local ACK timeouts); an earlier
- * timeout the RTT allows does not, nor does it cut the congestion window.
+ * timeout the RTT allows does not.  Every retry cuts the congestion
+ * window (sroce_comp_cwnd_cut()).
  * Return: true when the requester went back.
  */
 static bool sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
@@ -314,9 +327,7 @@ static bool sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
 	}
 	if (counted)
 		snd->retry_cnt--;
-	/* an early timeout may be spurious (a late ACK): keep the window */
-	if (!timeout || counted)
-		sroce_comp_cwnd_cut(snd, timeout);
+	sroce_comp_cwnd_cut(snd, timeout);
 	snd->retrying = true;
 	snd->rewind_psn = snd->comp_psn;
 	snd->rewind_ns = ktime_get_ns();
@@ -791,13 +802,18 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	consume_skb(skb);
 }
 
-/*
- * Retransmit timeout in jiffies: what the measured RTT warrants
- * (sroce_rtt_rto_us(), at least one jiffy more than that, the timer's
- * granularity), never more than the QP's local ACK timeout.  Only for a
- * finite timeout (timeout_jiffies != 0).
+/**
+ * sroce_comp_rto() - the retransmit timeout of a QP now
+ * @snd: send side
+ *
+ * What the measured RTT warrants (sroce_rtt_rto_us(), with the backoff
+ * of timeouts in a row; at least one jiffy more than that, the timer's
+ * granularity), never more than the QP's local ACK timeout (IBTA
+ * 9.7.6.1.3).
+ * Context: any.
+ * Return: jiffies; 0 for an infinite local ACK timeout.
  */
-static unsigned long sroce_comp_rto(const struct sroce_send *snd)
+unsigned long sroce_comp_rto(const struct sroce_send *snd)
 {
 	u32 max_us = min_t(u64, jiffies_to_msecs(snd->timeout_jiffies) *
 			   (u64)USEC_PER_MSEC, U32_MAX);

@@ -15,6 +15,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <rdma/ib_pack.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_av.h"
@@ -127,6 +128,25 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	p->opcode = sroce_req_next_opcode(qp, w, p->first, p->last);
 }
 
+/*
+ * Is an ACK to be asked for (IBTA 9.7.2, AckReq) before the last packet
+ * of a message?  By count: every half congestion window (a small window
+ * needs ACKs more often to move on), at most every SROCE_REQ_ACK_EVERY
+ * packets.  By time: when half a retransmit timeout passed since the
+ * newest packet that asked, or since the last progress; the timeout
+ * counts from those (sroce_comp.c), and a paced sender, which sends few
+ * packets per RTO, would otherwise time out between two AckReqs.
+ */
+VISIBLE_IF_KUNIT bool sroce_req_ackreq_due(struct sroce_send *snd)
+{
+	if (++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
+					 SROCE_REQ_ACK_EVERY))
+		return true;
+	return !time_before(jiffies, snd->last_progress +
+			    max(sroce_comp_rto(snd) / 2, 1UL));
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_req_ackreq_due);
+
 static void sroce_req_fill_bth(struct sroce_qp *qp,
 			       const struct sroce_req_wqe *w,
 			       const struct sroce_req_pkt *p, void *hdr)
@@ -139,11 +159,9 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	/* 9.2.3: SE on the last packet of a SEND or WRITE with immediate */
 	se = p->last && (w->wqe.send_flags & IB_SEND_SOLICITED) &&
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
-	/* a small congestion window needs ACKs more often to move on */
 	if (sroce_qpt_reliable(qp->type)) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
-			 snd->sel_probe || ++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
-						      SROCE_REQ_ACK_EVERY);
+			 snd->sel_probe || sroce_req_ackreq_due(snd);
 		if (ackreq)
 			snd->noack_pkts = 0;
 	}
@@ -474,6 +492,13 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 	if (sroce_psn_before(p->psn, snd->max_psn)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RETRANSMITS);
 		trace_sroce_retransmit(qp, p->psn, snd->retry_max - snd->retry_cnt);
+		/*
+		 * 9.7.4.1.4: a READ whose responses were lost is asked
+		 * again from the first missing one, at its byte offset
+		 * (sroce_req_next_pkt()), not from the message's start
+		 */
+		if ((w->cls & SROCE_WR_READ) && p->psn != w->first_psn)
+			sroce_counter_inc(qp->dev, SROCE_CNT_READ_RESUMES);
 	} else if (sroce_qpt_reliable(qp->type)) {
 		sroce_req_rtt_start(snd, p);
 	}
@@ -555,14 +580,14 @@ int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	sroce_req_next_pkt(qp, w, &p);
 	if (!sroce_req_paced(qp, &p))
 		return -EBUSY;
-	skb = sroce_req_build_packet(qp, w, &p, av, &err);
-	if (!skb)
-		return err;
 	/* nothing was outstanding: the ACK timeout counts from now */
 	if (snd->comp_psn == snd->max_psn) {
 		snd->last_progress = jiffies;
 		snd->retry_base = jiffies;
 	}
+	skb = sroce_req_build_packet(qp, w, &p, av, &err);
+	if (!skb)
+		return err;
 	sroce_req_skb_own(qp, skb);
 	/*
 	 * A packet the queue drops now is freed inside the call: its

@@ -494,6 +494,10 @@ void sroce_req_release_cur(struct sroce_send *snd);
 /* ---- sroce_req_pkt.c ---- */
 int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w);
 bool sroce_req_tx_cpu_ok(struct sroce_send *snd);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit tests it (sroce_comp_pure). */
+bool sroce_req_ackreq_due(struct sroce_send *snd);
+#endif
 
 /* ---- sroce_comp.c ---- */
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
@@ -502,6 +506,7 @@ void sroce_comp_retire(struct sroce_qp *qp);
 void sroce_comp_check_drained(struct sroce_qp *qp);
 bool sroce_comp_flush(struct sroce_qp *qp, int budget);
 void sroce_comp_arm_retrans(struct sroce_qp *qp);
+unsigned long sroce_comp_rto(const struct sroce_send *snd);
 void sroce_comp_retrans_timer_fn(struct timer_list *t);
 void sroce_comp_rnr_timer_fn(struct timer_list *t);
 
