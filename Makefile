@@ -110,33 +110,84 @@ VM_TIMEOUT ?= 3600
 TEST_TIMEOUT ?= 1200
 PAIR_TIMEOUT ?= 60
 TESTS ?=
-# The tests CI runs on the debug kernel (missing ones are skipped).
+SUITES ?=
+# How much of each test runs (tests/lib.sh test_scope): quick, ci or full.
+# make vmtest, check-full, check-stock and check-debug run everything
+# (full); make check runs CI_TESTS at ci scope, make check-quick
+# QUICK_TESTS at quick scope.
+TEST_SCOPE ?= full
+# The stock VM tests of make check (CI); check-full runs them all.
+CI_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-12-devname.sh \
+	t-20-sroce-rxe-interop.sh t-30-pingpong.sh t-32-srq.sh t-33-ext.sh \
+	t-34-xrc.sh t-40-verbs-errno.sh t-45-nvme-rdma.sh \
+	t-50-malformed.sh t-60-protection.sh t-65-hostile-user.sh \
+	t-70-random-data.sh t-80-cc.sh t-86-soak.sh t-90-teardown.sh \
+	t-92-trace.sh
+# The VM tests of make check-quick: pingpong, perftest basics, protection,
+# teardown, malformed packets.
+QUICK_TESTS ?= t-30-pingpong.sh t-10-sroce-perftest.sh t-60-protection.sh \
+	t-90-teardown.sh t-50-malformed.sh
+# The tests make check runs on the debug kernel (missing ones are skipped).
 DEBUG_TESTS ?= t-55-fuzz.sh t-85-loss-soak.sh
 # The debug kernel is slower (KASAN, lockdep under TCG): more time per test,
 # and more retransmits per lost packet allowed in t-85 (3 on the stock kernel).
 DEBUG_TEST_TIMEOUT ?= 2400
 DEBUG_LOSS_RATIO ?= 6
 # The other kernel CI builds sroce for and tests it on (Debian 13's 6.12,
-# from bookworm-backports; empty: none), and the tests it runs there.
+# from bookworm-backports; empty: none), and the tests it runs there:
+# KVER_TESTS in make check, KVER_FULL_TESTS in check-full and check-kver.
 CHECK_KVER ?= 6.12.95+deb12-amd64
-KVER_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-30-pingpong.sh \
+KVER_TESTS ?= t-00-harness.sh t-30-pingpong.sh t-60-protection.sh \
+	t-90-teardown.sh
+KVER_FULL_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-30-pingpong.sh \
 	t-34-xrc.sh t-60-protection.sh t-70-random-data.sh \
 	t-90-teardown.sh
+# The soak (t-86) of make soak, seconds; 300 elsewhere.
+SOAK_SECS ?= 1800
+
+CHECK_ENV = W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
+	DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
+	DEBUG_LOSS_RATIO=$(DEBUG_LOSS_RATIO)
 
 kunit:
-	scripts/kunit
+	scripts/kunit $(SUITES)
 
 vmtest:
 	$(VM_KVER) scripts/vm --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(TEST_TIMEOUT) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) TEST_SCOPE=$(TEST_SCOPE) tests/run $(TESTS)
 
 vmtest-pair:
 	scripts/vm-pair tests/pair-ulp.sh a -- tests/pair-ulp.sh b
 
+# CI (.ci/run): the build, the KUnit suites on the debug kernel, CI_TESTS
+# at ci scope, the packages, t-55 and t-85 on the debug kernel (ci scope:
+# fewer fuzzed packets), KVER_TESTS on 6.12 (quick scope).
+check: W ?= 1
+check:
+	$(CHECK_ENV) TEST_SCOPE=ci STOCK_TESTS="$(CI_TESTS)" \
+		DEBUG_TESTS="$(DEBUG_TESTS)" KVER_TESTS="$(KVER_TESTS)" \
+		scripts/check --vmtest --deb --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
+
+# Everyday work: the build, KUnit (stock KUnit kernel; SUITES=...), and
+# QUICK_TESTS at quick scope.
+check-quick: W ?= 1
+check-quick:
+	$(CHECK_ENV) TEST_SCOPE=quick STOCK_TESTS="$(or $(TESTS),$(QUICK_TESTS))" \
+		SUITES="$(SUITES)" scripts/check --kunit --vmtest
+
+# Everything: every stock test at full scope, the two-VM ULPs, the
+# packages, the debug kernel's KUnit and DEBUG_TESTS at full scope,
+# KVER_FULL_TESTS on 6.12.
+check-full: W ?= 1
+check-full:
+	$(CHECK_ENV) TEST_SCOPE=full DEBUG_TESTS="$(DEBUG_TESTS)" \
+		KVER_TESTS="$(KVER_FULL_TESTS)" \
+		scripts/check --vmtest --pair --deb --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
+
 check-stock: W ?= 1
 check-stock:
-	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) scripts/check --stock
+	$(CHECK_ENV) TEST_SCOPE=$(TEST_SCOPE) $(if $(TESTS),STOCK_TESTS="$(TESTS)") \
+		scripts/check --stock
 
 debug-kernel:
 	scripts/debug-kernel
@@ -146,29 +197,26 @@ kunit-debug:
 
 vmtest-debug:
 	scripts/vm --debug --timeout $(VM_TIMEOUT) env TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) LOSS_RATIO=$(DEBUG_LOSS_RATIO) tests/run $(TESTS)
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) LOSS_RATIO=$(DEBUG_LOSS_RATIO) \
+		TEST_SCOPE=$(TEST_SCOPE) tests/run $(TESTS)
 
 check-debug: W ?= 1
 check-debug:
-	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) DEBUG_LOSS_RATIO=$(DEBUG_LOSS_RATIO) \
+	$(CHECK_ENV) TEST_SCOPE=$(TEST_SCOPE) \
 		$(if $(TESTS),DEBUG_TESTS="$(TESTS)",env -u DEBUG_TESTS) scripts/check --debug
 
-check: W ?= 1
-check:
-	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
-		DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
-		DEBUG_LOSS_RATIO=$(DEBUG_LOSS_RATIO) DEBUG_TESTS="$(DEBUG_TESTS)" KVER_TESTS="$(KVER_TESTS)" \
-		scripts/check --vmtest --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
-
 # deps, all, then sroce.ko against $(CHECK_KVER) and tests/run in its VM
-# ($(KVER_TESTS), or TESTS=...; TESTS=all: every test)
+# ($(KVER_FULL_TESTS), or TESTS=...; TESTS=all: every test)
 check-kver: W ?= 1
 check-kver:
-	W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
-		$(if $(filter all,$(TESTS)),env -u KVER_TESTS,KVER_TESTS="$(or $(TESTS),$(KVER_TESTS))") \
+	$(CHECK_ENV) TEST_SCOPE=$(TEST_SCOPE) \
+		$(if $(filter all,$(TESTS)),env -u KVER_TESTS,KVER_TESTS="$(or $(TESTS),$(KVER_FULL_TESTS))") \
 		scripts/check --kver $(CHECK_KVER)
+
+# The stress soak, SOAK_SECS (1800) on the same devices (t-86).
+soak:
+	scripts/vm --timeout $$(($(SOAK_SECS) + 900)) env TEST_TIMEOUT=$$(($(SOAK_SECS) + 600)) \
+		PAIR_TIMEOUT=$(PAIR_TIMEOUT) SOAK_SECS=$(SOAK_SECS) tests/run t-86-soak.sh
 
 demo:
 	scripts/demo
@@ -177,6 +225,7 @@ bench:
 	scripts/bench
 
 .PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
-	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair check-kver
+	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair check-kver \
+	check-quick check-full soak
 
 endif

@@ -18,14 +18,15 @@
 # rdma_data, UD pingpong with buffer check, XRC xrc_verbs with every byte
 # compared), no verbs object is left behind
 # (rdma resource counts as before), and sroce unloads and loads again.
-# Knobs: FUZZ_PKTS (default 100000), FUZZ_SECS (the most time for them,
+# Knobs: FUZZ_PKTS (default 100000; 20000 below full TEST_SCOPE), FUZZ_SECS (the most time for them,
 # default 900), FUZZ_RATE (the most packets per second, default 2000, so
 # that every kind of traffic runs while fuzzed; 0: no limit), FUZZ_BAD_PCT
 # (default 10), FUZZ_SEED (the mutations' seed, printed; a replay repeats
 # the draws on whatever traffic runs).
 cd "$(dirname "$0")" && source ./lib.sh
 
-PKTS=${FUZZ_PKTS:-100000}
+# below full scope (tests/lib.sh test_scope) 20000 packets by default
+PKTS=${FUZZ_PKTS:-$(test_scope full && echo 100000 || echo 20000)}
 SECS=${FUZZ_SECS:-900}
 RATE=${FUZZ_RATE:-2000}
 BAD=${FUZZ_BAD_PCT:-10}
