@@ -131,7 +131,7 @@ vmtest:
 		PAIR_TIMEOUT=$(PAIR_TIMEOUT) tests/run $(TESTS)
 
 vmtest-pair:
-	scripts/vm-pair tests/pair-ulp.sh a -- tests/pair-ulp.sh b
+	scripts/vm-pair tests/tools/pair-ulp.sh a -- tests/tools/pair-ulp.sh b
 
 check-stock: W ?= 1
 check-stock:

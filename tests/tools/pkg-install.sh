@@ -11,7 +11,8 @@
 #   provider   libibverbs sees the sroce devices through the packaged
 #              provider (the only one in the guest)
 #   perftest   ib_write_bw and ib_send_lat between sroce0 and sroce1
-cd "$(dirname "$0")" && source ./lib.sh
+# run from tests/, where lib.sh and the test programs (bin/) are
+cd "$(dirname "$0")/.." && source ./lib.sh
 
 R=/add/root K=$(uname -r)
 PROV=usr/lib/x86_64-linux-gnu/libibverbs/libsroce-rdmav34.so DRV=etc/libibverbs.d/sroce.driver
