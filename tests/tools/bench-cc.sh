@@ -33,6 +33,7 @@
 # Knobs (env): BENCH_CC_SCENARIOS (all seven), BENCH_CC_REPS (1), CC_RATE
 # (20), CC_SECS (12), CC_CE_THRESHOLD (10ms), and those of knobs_fabric.
 # run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
 cd "$(dirname "$0")/.." && source ./lib.sh && source ./cc-lib.sh
 
 SCENARIOS=${BENCH_CC_SCENARIOS:-dcqcn ecn-off rp-off default 2x-dcqcn 2x-ecn-off 2x-rxe}

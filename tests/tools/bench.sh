@@ -41,6 +41,7 @@
 # "sweep": bandwidth and latency over message sizes, see scenario_sweep),
 # BENCH_FIO_RUNTIME (10 s per fio job).
 # run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
 cd "$(dirname "$0")/.." && source ./lib.sh && source ./ulp-lib.sh
 
 BENCH_MTUS=${BENCH_MTUS:-1500 9000}

@@ -4,6 +4,7 @@
 # pair), then between rdma_rxe (rxe0, init_net) and sroce (sroce1, netns B),
 # printing perftest's tables. Figures are TCG-emulated, far below hardware.
 # run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
 cd "$(dirname "$0")/.." && source ./lib.sh
 export PERF_SHOW=1
 rc=0

@@ -13,6 +13,7 @@
 # mount.  Phase 1: rxe target/server, sroce host/client; phase 2 the
 # reverse.  The VMs step through the phases by messages on TCP port 7100.
 # run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
 cd "$(dirname "$0")/.." && source ./lib.sh && source ./ulp-lib.sh
 
 ROLE=${1:?usage: pair-ulp.sh a|b}
