@@ -1,5 +1,5 @@
 # tests/cc-lib.sh: helpers of the congestion control tests (t-80-cc.sh,
-# t-81-cc-fabric.sh) and of the congestion benchmark (bench-cc.sh).
+# t-81-cc-fabric.sh) and of the congestion benchmark (tools/bench-cc.sh).
 # Usage, in a script under tests/: source ./lib.sh; source ./cc-lib.sh
 # shellcheck shell=bash disable=SC2034,SC2086
 #   (the run helpers set results for their callers; knob rows split on purpose)
@@ -373,7 +373,7 @@ jain() {
 # ge A B: is A >= B (decimals)?
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
-# --- runs through the fabric (t-81, bench-cc.sh) -------------------------------
+# --- runs through the fabric (t-81, tools/bench-cc.sh) -------------------------
 # Settings: CC_RATE (bottleneck Mb/s, default 20), CC_SECS (seconds per run,
 # default 12).
 

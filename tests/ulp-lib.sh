@@ -1,7 +1,7 @@
 # tests/ulp-lib.sh: kernel RDMA consumers in the VM, NFS over RDMA (nfsd's
 # svcrdma and the xprtrdma client) and NVMe over RDMA (nvmet-rdma and
 # nvme-rdma), for the tests that run them on one VM (t-46) or across two
-# (tests/pair-ulp.sh).  Source it after lib.sh.
+# (tests/tools/pair-ulp.sh).  Source it after lib.sh.
 # Results go through pass/fail; every wait is bounded.
 
 NFS_EXP=/export NFS_MNT=/mnt/nfs NFS_SRC=/tmp/nfs-src

@@ -10,11 +10,12 @@
  * counts TSC cycles at the guest kernel's TSC rate ("cpu MHz" in
  * /proc/cpuinfo, calibrated against the HPET at boot): the calibration then
  * returns that rate, the one perftest uses anyway whenever its fit agrees
- * with /proc/cpuinfo within 2 %. Same clock for sroce and rxe; tests/bench.sh
- * checks it against CLOCK_MONOTONIC (clockcheck) before using it.
+ * with /proc/cpuinfo within 2 %. Same clock for sroce and rxe;
+ * tests/tools/bench.sh checks it against CLOCK_MONOTONIC (clockcheck) before
+ * using it.
  *
  * Built by tests/src/Makefile into tests/bin/tscclock.so; preloaded into
- * perftest by scripts/bench (tests/bench.sh) and scripts/demo.
+ * perftest by scripts/bench (tests/tools/bench.sh) and scripts/demo.
  */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -40,7 +40,9 @@
 # the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel;
 # "sweep": bandwidth and latency over message sizes, see scenario_sweep),
 # BENCH_FIO_RUNTIME (10 s per fio job).
-cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
+# run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
+cd "$(dirname "$0")/.." && source ./lib.sh && source ./ulp-lib.sh
 
 BENCH_MTUS=${BENCH_MTUS:-1500 9000}
 BENCH_TESTS=${BENCH_TESTS:-ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat}
@@ -316,8 +318,8 @@ udp_floor() {
 }
 
 # ---- scenario congestion (hook) ----------------------------------------------
-# scenario_congestion: the congestion benchmark, tests/bench-cc.sh (its own
-# owner: a sender, routers and a tbf/ECN bottleneck from cc-lib.sh, DCQCN
+# scenario_congestion: the congestion benchmark, tests/tools/bench-cc.sh (its
+# own owner: a sender, routers and a tbf/ECN bottleneck from cc-lib.sh, DCQCN
 # on/off, its own table of goodput, retransmissions and CNPs), run as a
 # child in a clean state by `scripts/bench --scenario "base congestion"` (or
 # "congestion" alone); its BENCH_CC_* knobs pass through scripts/bench, the
@@ -326,10 +328,10 @@ udp_floor() {
 # sroce|rxe table instead, replace this function: the helpers above
 # (setup_both, add_row, bench_run, add_value, note, raw) are the interface.
 scenario_congestion() {
-	[[ -f ./bench-cc.sh ]] || { note "SKIP scenario congestion: no tests/bench-cc.sh"; return 0; }
+	[[ -f ./tools/bench-cc.sh ]] || { note "SKIP scenario congestion: no tests/tools/bench-cc.sh"; return 0; }
 	reset_state
-	if ! bash ./bench-cc.sh; then
-		note "FAILED scenario congestion: tests/bench-cc.sh exited non-zero"
+	if ! bash ./tools/bench-cc.sh; then
+		note "FAILED scenario congestion: tests/tools/bench-cc.sh exited non-zero"
 		failures=$((failures + 1))
 	fi
 	reset_state
@@ -523,7 +525,7 @@ for sc in $BENCH_SCENARIOS; do
 		note "=== scenario $sc"
 		"scenario_$sc"
 	else
-		note "SKIP scenario $sc: not written yet (scenario_$sc: see the hook in tests/bench.sh)"
+		note "SKIP scenario $sc: not written yet (scenario_$sc: see the hook in tests/tools/bench.sh)"
 	fi
 done
 udp_floor

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t-33-ucx: UCX over sroce: the rc_verbs transport (RC QPs whose receives
+# t-37-ucx: UCX over sroce: the rc_verbs transport (RC QPs whose receives
 # come from an SRQ, posted by the provider without entering the kernel):
 # ucx_perftest UCT put_bw and get (zero copy) and am_lat; ud_verbs am_lat;
 # UCP tag_lat and tag_bw over rc (rc_verbs, ud_verbs for the wireup) and
@@ -10,17 +10,17 @@
 # rate, each typical/average/overall).
 cd "$(dirname "$0")" && source ./lib.sh
 
-require_sroce t-33/modprobe-sroce && require_provider t-33/provider || exit 1
+require_sroce t-37/modprobe-sroce && require_provider t-37/provider || exit 1
 if ! command -v ucx_perftest >/dev/null; then
-	skip t-33/ucx "ucx_perftest not in the guest (ucx-utils)"
+	skip t-37/ucx "ucx_perftest not in the guest (ucx-utils)"
 	exit 0
 fi
 if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1); then
-	fail t-33/setup "$out"
+	fail t-37/setup "$out"
 	exit 1
 fi
-ga=$(gid_index sroce0 "$A_IP4" 2>&1) || { fail t-33/setup "$ga"; exit 1; }
-pass t-33/setup
+ga=$(gid_index sroce0 "$A_IP4" 2>&1) || { fail t-37/setup "$ga"; exit 1; }
+pass t-37/setup
 
 # ucx_run NAME SRV_NS SRV_DEV SRV_GID CLI_NS CLI_DEV CLI_GID SRV_IP ARGS...
 ucx_run() {
@@ -42,23 +42,23 @@ ucx_run() {
 }
 
 aa=(A sroce0 "$ga" A sroce0 "$ga" "$A_IP4")
-ucx_run t-33/uct/put_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t put_bw -D zcopy -s 65536 -n 500
-ucx_run t-33/uct/get_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t get -D zcopy -s 65536 -n 500
-ucx_run t-33/uct/am_lat-s8 "${aa[@]}" -x rc_verbs -d sroce0:1 -t am_lat -s 8 -n 200
+ucx_run t-37/uct/put_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t put_bw -D zcopy -s 65536 -n 500
+ucx_run t-37/uct/get_bw-s65536 "${aa[@]}" -x rc_verbs -d sroce0:1 -t get -D zcopy -s 65536 -n 500
+ucx_run t-37/uct/am_lat-s8 "${aa[@]}" -x rc_verbs -d sroce0:1 -t am_lat -s 8 -n 200
 # ud_verbs: UCX 1.13 drops a UD receive unless the GRH area's destination
 # is one of the device's GIDs, and finds where it is (IPv4 or IPv6) from
 # ibv_wc.sl, as mlx5 reports it (sroce-abi.h SROCE_WC_SL_*).
-UCX_TLS=ud_verbs ucx_run t-33/uct/ud-am_lat-s8 "${aa[@]}" -x ud_verbs -d sroce0:1 -t am_lat -s 8 -n 200
+UCX_TLS=ud_verbs ucx_run t-37/uct/ud-am_lat-s8 "${aa[@]}" -x ud_verbs -d sroce0:1 -t am_lat -s 8 -n 200
 
 # UCP (the protocol layer MPI uses) between sroce0 (netns A) and sroce1
 # (netns B): each side names its own device.  UCX_TLS=rc is rc_verbs with
 # ud_verbs for the wireup; ud_verbs alone carries everything.
 if out=$(sroce_bind sroce1 vethB 2>&1) && gb=$(gid_index sroce1 "$B_IP4" 2>&1); then
 	ab=(B sroce1 "$gb" A sroce0 "$ga" "$B_IP4")
-	UCX_TLS=rc ucx_run t-33/ucp/rc-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
-	UCX_TLS=rc ucx_run t-33/ucp/rc-tag_bw-s65536 "${ab[@]}" -t tag_bw -s 65536 -n 200
-	UCX_TLS=ud_verbs ucx_run t-33/ucp/ud-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
+	UCX_TLS=rc ucx_run t-37/ucp/rc-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
+	UCX_TLS=rc ucx_run t-37/ucp/rc-tag_bw-s65536 "${ab[@]}" -t tag_bw -s 65536 -n 200
+	UCX_TLS=ud_verbs ucx_run t-37/ucp/ud-tag_lat-s8 "${ab[@]}" -t tag_lat -s 8 -n 200
 else
-	fail t-33/ucp/setup "${out:-$gb}"
+	fail t-37/ucp/setup "${out:-$gb}"
 fi
-dmesg_clean t-33/dmesg
+dmesg_clean t-37/dmesg

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Usage (host): scripts/vm-pair tests/pair-ulp.sh a -- tests/pair-ulp.sh b
+# Usage (host):
+#   scripts/vm-pair tests/tools/pair-ulp.sh a -- tests/tools/pair-ulp.sh b
 #
 # Kernel RDMA consumers between two VMs, sroce in one and rdma_rxe in the
 # other, over eth0 (a QEMU socket netdev): each VM's ULPs live in init_net,
@@ -11,7 +12,9 @@
 # 128 KiB writes; read back and checked) and NFSv3 and NFSv4.2 files compared through a fresh
 # mount.  Phase 1: rxe target/server, sroce host/client; phase 2 the
 # reverse.  The VMs step through the phases by messages on TCP port 7100.
-cd "$(dirname "$0")" && source ./lib.sh && source ./ulp-lib.sh
+# run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
+cd "$(dirname "$0")/.." && source ./lib.sh && source ./ulp-lib.sh
 
 ROLE=${1:?usage: pair-ulp.sh a|b}
 export SROCE_RESULTS=/tmp/pair-results

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-cc.sh: congestion scenario of the sroce benchmark (DCQCN), run in
-# the VM by `scripts/bench --scenario congestion` (tests/bench.sh's hook), or
-# alone: scripts/vm tests/bench-cc.sh
+# the VM by `scripts/bench --scenario congestion` (tests/tools/bench.sh's
+# hook), or alone: scripts/vm tests/tools/bench-cc.sh
 #
 # On the fabric of cc-lib.sh (A -> M -> S -> B, C; MTU 9000; M's port toward
 # S limited to CC_RATE Mb/s by tbf, CE step marking at CC_CE_THRESHOLD of
@@ -32,7 +32,9 @@
 # Exits 0 when every run produced its figures.
 # Knobs (env): BENCH_CC_SCENARIOS (all seven), BENCH_CC_REPS (1), CC_RATE
 # (20), CC_SECS (12), CC_CE_THRESHOLD (10ms), and those of knobs_fabric.
-cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
+# run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
+cd "$(dirname "$0")/.." && source ./lib.sh && source ./cc-lib.sh
 
 SCENARIOS=${BENCH_CC_SCENARIOS:-dcqcn ecn-off rp-off default 2x-dcqcn 2x-ecn-off 2x-rxe}
 export CC_SERIES=1   # cc-lib.sh samples each run's time series

@@ -3,7 +3,9 @@
 # two sroce devices (sroce0 in netns A <-> sroce1 in netns B over a veth
 # pair), then between rdma_rxe (rxe0, init_net) and sroce (sroce1, netns B),
 # printing perftest's tables. Figures are TCG-emulated, far below hardware.
-cd "$(dirname "$0")" && source ./lib.sh
+# run from tests/, where lib.sh and the test programs (bin/) are
+# shellcheck source-path=SCRIPTDIR/..
+cd "$(dirname "$0")/.." && source ./lib.sh
 export PERF_SHOW=1
 rc=0
 # perftest calibrates its clock against gettimeofday(), which often fails
