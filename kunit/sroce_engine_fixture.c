@@ -847,6 +847,7 @@ static void sroce_fx_step_armed(struct sroce_fx *fx,
 	if (needs)
 		KUNIT_EXPECT_TRUE_MSG(fx->test,
 				      timer_pending(&snd->retrans_timer) ||
+				      test_bit(SROCE_SEND_F_RETRANS_HELD, &snd->flags) ||
 				      test_bit(SROCE_SEND_F_TIMEOUT, &snd->flags),
 				      "step %d: retransmit timer not armed", i);
 }

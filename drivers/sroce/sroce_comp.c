@@ -865,6 +865,15 @@ static void sroce_comp_timeout(struct sroce_qp *qp)
 		snd->retry_base = jiffies;
 	if (snd->rto_backoff < SROCE_REQ_RTO_BACKOFF_MAX)
 		snd->rto_backoff++;
+	/*
+	 * The packet resent alone was answered, but the ACK or NAK a
+	 * responder that holds requests sends after them never came
+	 * (sroce_comp_sel_done()): this one does not hold them (rdma_rxe
+	 * drops what follows a gap); the next resend goes on from the
+	 * answer, as to any go-back-N responder.
+	 */
+	if (snd->sel_probe && !sroce_psn_before(snd->comp_psn, snd->sel_end))
+		snd->peer_holds = false;
 	sroce_counter_inc(qp->dev, SROCE_CNT_RETRANS_TIMEOUTS);
 	trace_sroce_retrans_timeout(qp, snd->comp_psn, snd->rto_backoff);
 	if (sroce_comp_retry(qp, true, counted))
@@ -974,12 +983,15 @@ bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 	return n >= budget;
 }
 
-static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit)
+/* @bit: the expiry's flag; @held: the timer's HELD bit, cleared after it */
+static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit, int held)
 {
 	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
 		set_bit(bit, &qp->dp.send.flags);
 		sroce_qp_schedule(qp);
 	}
+	smp_mb__before_atomic();	/* the expiry flagged before HELD clears */
+	clear_bit(held, &qp->dp.send.flags);
 	sroce_qp_put(qp);
 }
 
@@ -995,7 +1007,8 @@ void sroce_comp_retrans_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, dp.send.retrans_timer);
 
-	sroce_comp_timer_fired(qp, SROCE_SEND_F_TIMEOUT);
+	sroce_comp_timer_fired(qp, SROCE_SEND_F_TIMEOUT,
+			       SROCE_SEND_F_RETRANS_HELD);
 }
 
 /**
@@ -1010,5 +1023,5 @@ void sroce_comp_rnr_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, dp.send.rnr_timer);
 
-	sroce_comp_timer_fired(qp, SROCE_SEND_F_RNR);
+	sroce_comp_timer_fired(qp, SROCE_SEND_F_RNR, SROCE_SEND_F_RNR_HELD);
 }

@@ -48,11 +48,19 @@ bool sroce_send_needs_timer(const struct sroce_qp *qp)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_send_needs_timer);
 
-/* A timer of the send side will run the QP: pending, or fired and flagged. */
+/*
+ * A timer of the send side will run the QP: pending, fired and its
+ * function not done yet (@held, enum sroce_send_flag), or done and its
+ * expiry flagged (@flag) for the next run.  Read in the order the
+ * function writes them backwards: HELD is cleared after the flag is set.
+ */
 static bool sroce_send_timer_set(struct sroce_send *snd, struct timer_list *t,
-				 int flag)
+				 int held, int flag)
 {
-	return timer_pending(t) || test_bit(flag, &snd->flags);
+	if (timer_pending(t) || test_bit(held, &snd->flags))
+		return true;
+	smp_mb__after_atomic();	/* HELD read before the expiry's flag */
+	return test_bit(flag, &snd->flags);
 }
 
 /* What a send side that cannot be run again waits for, in vain. */
@@ -77,10 +85,11 @@ static enum sroce_send_wait sroce_send_lost_wait(struct sroce_qp *qp)
 		return SROCE_WAIT_NONE;
 	if (sroce_send_needs_timer(qp) &&
 	    !sroce_send_timer_set(snd, &snd->retrans_timer,
-				  SROCE_SEND_F_TIMEOUT))
+				  SROCE_SEND_F_RETRANS_HELD, SROCE_SEND_F_TIMEOUT))
 		return SROCE_WAIT_RETRANS;
 	if (snd->rnr_wait &&
-	    !sroce_send_timer_set(snd, &snd->rnr_timer, SROCE_SEND_F_RNR))
+	    !sroce_send_timer_set(snd, &snd->rnr_timer, SROCE_SEND_F_RNR_HELD,
+				  SROCE_SEND_F_RNR))
 		return SROCE_WAIT_RNR;
 	if (snd->tx_blocked && !hrtimer_active(&snd->tx_timer) &&
 	    !test_bit(SROCE_SEND_F_TX_RETRY, &snd->flags))
@@ -156,7 +165,7 @@ static u32 sroce_send_state_bits(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 
-	return (READ_ONCE(snd->flags) & 0xff) |
+	return (READ_ONCE(snd->flags) & 0xffff) |
 	       (timer_pending(&snd->retrans_timer) ? SROCE_DIAG_RETRANS_ARMED : 0) |
 	       (timer_pending(&snd->rnr_timer) ? SROCE_DIAG_RNR_ARMED : 0) |
 	       (hrtimer_active(&snd->tx_timer) ? SROCE_DIAG_TX_ARMED : 0) |

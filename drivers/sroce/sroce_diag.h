@@ -22,18 +22,18 @@ struct sroce_qp;
 
 /*
  * Bits of the "send_flags" attribute above the enum sroce_send_flag bits
- * (bits 0-7): timers armed and the send side's waits.
+ * (bits 0-15): timers armed and the send side's waits.
  */
-#define SROCE_DIAG_RETRANS_ARMED	BIT(8)
-#define SROCE_DIAG_RNR_ARMED		BIT(9)
-#define SROCE_DIAG_TX_ARMED		BIT(10)
-#define SROCE_DIAG_RNR_WAIT		BIT(11)
-#define SROCE_DIAG_TX_BLOCKED		BIT(12)
-#define SROCE_DIAG_RETRYING		BIT(13)
-#define SROCE_DIAG_SEL_PROBE		BIT(14)
-#define SROCE_DIAG_ERROR		BIT(15)
-#define SROCE_DIAG_RUNNING		BIT(16)
-#define SROCE_DIAG_WORK_PENDING		BIT(17)
+#define SROCE_DIAG_RETRANS_ARMED	BIT(16)
+#define SROCE_DIAG_RNR_ARMED		BIT(17)
+#define SROCE_DIAG_TX_ARMED		BIT(18)
+#define SROCE_DIAG_RNR_WAIT		BIT(19)
+#define SROCE_DIAG_TX_BLOCKED		BIT(20)
+#define SROCE_DIAG_RETRYING		BIT(21)
+#define SROCE_DIAG_SEL_PROBE		BIT(22)
+#define SROCE_DIAG_ERROR		BIT(23)
+#define SROCE_DIAG_RUNNING		BIT(24)
+#define SROCE_DIAG_WORK_PENDING		BIT(25)
 
 bool sroce_send_needs_timer(const struct sroce_qp *qp);
 bool sroce_send_check_wakeup(struct sroce_qp *qp);

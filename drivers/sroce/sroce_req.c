@@ -332,12 +332,18 @@ void sroce_req_release_cur(struct sroce_send *snd)
  * @expires: jiffies
  *
  * Takes a reference when the timer was not pending; the timer function
- * drops it (a pending timer already holds one).
+ * drops it (a pending timer already holds one).  The timer's HELD bit
+ * (enum sroce_send_flag) is set first: until the function has flagged
+ * its expiry, the send side's wake-up is visible (sroce_diag.c).
  * Context: data path run.
  */
 void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 			 unsigned long expires)
 {
+	struct sroce_send *snd = &qp->dp.send;
+
+	set_bit(t == &snd->rnr_timer ? SROCE_SEND_F_RNR_HELD :
+		SROCE_SEND_F_RETRANS_HELD, &snd->flags);
 	if (!mod_timer(t, expires))
 		sroce_qp_get(qp);
 }

@@ -105,6 +105,11 @@ struct sk_buff;
  * @SROCE_SEND_F_TX_WAKE: paused by backpressure with packets still queued
  *	in the stack; the next one's destructor (the queue moves again: a
  *	qdisc dequeued it, the device woke) ends the pause
+ * @SROCE_SEND_F_RETRANS_HELD: the retransmit timer holds its QP reference:
+ *	set before it is armed, cleared by its function after it flagged
+ *	SROCE_SEND_F_TIMEOUT, so that pending, HELD or TIMEOUT always shows
+ *	an armed timer, also while its function runs (sroce_diag.c)
+ * @SROCE_SEND_F_RNR_HELD: the same for the RNR timer and SROCE_SEND_F_RNR
  */
 enum sroce_send_flag {
 	SROCE_SEND_F_MODIFIED,
@@ -114,6 +119,8 @@ enum sroce_send_flag {
 	SROCE_SEND_F_STOPPED,
 	SROCE_SEND_F_TX_DRAIN,
 	SROCE_SEND_F_TX_WAKE,
+	SROCE_SEND_F_RETRANS_HELD,
+	SROCE_SEND_F_RNR_HELD,
 };
 
 /**
