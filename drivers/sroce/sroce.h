@@ -15,8 +15,8 @@
  *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
  *
  * Files and their one job each (each object's header has its name;
- * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pkt.c
- * and sroce_comp.c):
+ * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pkt.c,
+ * sroce_comp.c and sroce_retx.c):
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply
@@ -36,9 +36,11 @@
  *                     control, the send loop, go-back-N rewind
  *   sroce_req_pkt.c   requester's packets: opcode, headers, payload (copy
  *                     or zero-copy), pacing, transmit
- *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs,
- *                     retransmission (sroce_send.h: the send side's state,
- *                     shared with the requester)
+ *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs
+ *                     (sroce_send.h: the send side's state, shared with
+ *                     the requester)
+ *   sroce_retx.c      retransmission: loss episodes, congestion window,
+ *                     RTT, retransmit and RNR timers
  *   sroce_resp.c      responder: request packets, their checks, RC
  *                     order (out-of-order hold), errors, entry points
  *   sroce_resp_recv.c responder's data placement: SEND and RDMA WRITE

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The completer (IBTA vol. 1 9.7.5.1, 9.7.5.2, 9.9): turns ACKs, NAKs, RDMA
- * READ responses and atomic ACKs into completions, and decides when to
- * retransmit.
+ * READ responses and atomic ACKs into completions.
  *
  * ACKs are cumulative: a response for PSN n implies that every request
  * before n arrived, so every SEND/WRITE WQE that ends before it completes,
@@ -10,32 +9,12 @@
  * an ACK past one whose response is missing means the response was lost,
  * and the READ is asked again from its first missing response PSN.
  *
- * Retransmission (go-back-N from the oldest unacknowledged PSN) follows a
- * NAK-sequence error, an out-of-order response, an RNR NAK (after its
- * timer), or the retransmit timeout.  After a NAK-sequence error or a
- * retransmit timeout only the oldest unacknowledged packet goes first,
- * alone: a responder that held what followed the gap acknowledges it all,
- * a late ACK or the answer to the duplicate acknowledges what already
- * arrived, and nothing else is sent again (sroce_comp_resend_one(); RFC
- * 6298 5.4 resends one segment on a timeout too).  A loss is recovered
- * once: the signals that follow for the same episode (the NAK of a hole
- * already gone back for, gaps in responses still in flight) start
- * nothing (sroce_send_new_loss()).  Each loss episode halves a congestion
- * window that limits the PSNs in flight, so that what go-back-N sends
- * again stays proportionate to what was lost; progress grows it back.  The
- * retry counter (attribute retry_cnt; 7 is seven retries, not infinite)
- * counts local ACK timeouts and sequence errors and is reloaded on
- * progress; the RNR counter (rnr_retry; 7 is infinite) counts RNR NAKs.
- *
- * The retransmit timeout follows the measured RTT (RFC 6298, from ACKs of
- * packets sent once), within the QP's local ACK timeout (IBTA 9.7.6.1.3).
- * The timer is not pushed back on every ACK: it fires, and the run checks
- * how long ago the last progress was, re-arming for the rest.
- *
+ * What the responses say about loss (a sequence error NAK, a gap in the
+ * responses) and progress goes to the retransmission policy
+ * (sroce_retx.c), which also owns the timers. *
  * Context: everything here runs in the QP's data path run, which owns the
  * QP's RUNNING bit (asserted at the entry points): in the work item, in
  * post_send or in the RX softirq; nothing may sleep.
- * The timer functions are the exception.
  */
 
 #include <linux/jiffies.h>
@@ -168,7 +147,14 @@ void sroce_comp_retire(struct sroce_qp *qp)
 	sroce_comp_check_drained(qp);
 }
 
-static struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp)
+/**
+ * sroce_comp_head() - the oldest WQE not completed
+ * @qp: queue pair
+ *
+ * Context: data path run (owns the QP's RUNNING bit).
+ * Return: its shadow entry, or NULL when every started WQE completed.
+ */
+struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 
@@ -177,9 +163,14 @@ static struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp)
 	return sroce_req_wqe(snd, qp->sq.kidx);
 }
 
-/* The WQE at the head failed (remote error, retries exhausted ...). */
-static void sroce_comp_fail_head(struct sroce_qp *qp,
-				 enum ib_wc_status status)
+/**
+ * sroce_comp_fail_head() - the WQE at the head failed
+ * @qp: queue pair
+ * @status: its completion status (remote error, retries exhausted ...)
+ *
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_comp_fail_head(struct sroce_qp *qp, enum ib_wc_status status)
 {
 	sroce_req_fail(qp, sroce_comp_head(qp), status);
 }
@@ -187,92 +178,6 @@ static void sroce_comp_fail_head(struct sroce_qp *qp,
 /* ------------------------------------------------------------------ */
 /* Acknowledgment and retry                                            */
 /* ------------------------------------------------------------------ */
-
-/* The timed packet (sroce_req_pkt.c) is acknowledged: one RTT sample. */
-static void sroce_comp_rtt_sample(struct sroce_send *snd)
-{
-	u64 us;
-
-	if (!snd->rtt_timing || !sroce_psn_after(snd->comp_psn, snd->rtt_psn))
-		return;
-	snd->rtt_timing = false;
-	us = div_u64(ktime_get_ns() - snd->rtt_start, NSEC_PER_USEC);
-	sroce_rtt_sample(&snd->rtt, min_t(u64, us, U32_MAX));
-}
-
-/*
- * In-order progress of @n PSNs grows the congestion window: by @n below
- * ssthresh (slow start), else by one PSN per two windows acknowledged
- * (congestion avoidance), up to SROCE_REQ_WINDOW.  Half TCP's pace: a
- * loss costs go-back-N the whole window behind it, not one packet.
- */
-static void sroce_comp_cwnd_grow(struct sroce_send *snd, u32 n)
-{
-	if (snd->cwnd < snd->ssthresh) {
-		snd->cwnd = min(snd->cwnd + n, snd->ssthresh);
-		return;
-	}
-	snd->cwnd_acc += n;
-	while (snd->cwnd_acc >= 2 * snd->cwnd &&
-	       snd->cwnd < SROCE_REQ_WINDOW) {
-		snd->cwnd_acc -= 2 * snd->cwnd;
-		snd->cwnd++;
-	}
-	if (snd->cwnd >= SROCE_REQ_WINDOW)
-		snd->cwnd_acc = 0;
-}
-
-/*
- * A loss episode starts: after a sequence error NAK or a gap in the
- * responses the window drops to a quarter of what was in flight, as each
- * later loss costs go-back-N what is in flight behind it.  After a
- * retransmit timeout it drops to the minimum and slow start brings it
- * back to half of what was in flight (RFC 5681 3.1: a timeout means the
- * path, or a slow receiver, took nothing for an RTO; only a trickle goes
- * until ACKs return).  Timeouts in a row (@snd->rto_backoff > 1) keep the
- * threshold of the first one.
- */
-static void sroce_comp_cwnd_cut(struct sroce_send *snd, bool timeout)
-{
-	u32 flight = sroce_psn_diff(snd->max_psn, snd->comp_psn);
-
-	flight = min(flight, snd->cwnd);
-	snd->cwnd_acc = 0;
-	if (!timeout) {
-		snd->ssthresh = max_t(u32, flight / 4, SROCE_REQ_CWND_MIN);
-		snd->cwnd = snd->ssthresh;
-		return;
-	}
-	if (snd->rto_backoff <= 1)
-		snd->ssthresh = max_t(u32, flight / 2, SROCE_REQ_CWND_MIN);
-	snd->cwnd = SROCE_REQ_CWND_MIN;
-}
-
-/*
- * PSNs before @psn are acknowledged: progress reloads the retry counts,
- * restarts the timeouts, ends a loss episode once everything sent before
- * its rewind is acknowledged, and grows the congestion window.
- */
-static void sroce_comp_advance(struct sroce_send *snd, u32 psn)
-{
-	u32 n;
-
-	if (!sroce_psn_after(psn, snd->comp_psn))
-		return;
-	n = sroce_psn_diff(psn, snd->comp_psn);
-	snd->comp_psn = psn;
-	snd->retry_cnt = snd->retry_max;
-	snd->rnr_retry = snd->rnr_retry_max;
-	snd->rto_backoff = 0;
-	snd->last_progress = jiffies;
-	snd->retry_base = jiffies;
-	sroce_comp_rtt_sample(snd);
-	/* slow start goes on during a recovery (after a timeout) */
-	if (!snd->retrying || snd->cwnd < snd->ssthresh)
-		sroce_comp_cwnd_grow(snd, n);
-	if (snd->retrying && !sroce_psn_before(psn, snd->recover_psn))
-		snd->retrying = false;
-}
 
 /*
  * Every request before @end arrived (IBTA 9.7.5.1.1): complete the SEND
@@ -294,130 +199,14 @@ static bool sroce_comp_ack_upto(struct sroce_qp *qp, u32 end)
 			break;
 		}
 		if (!sroce_psn_after(end, w->last_psn)) {
-			sroce_comp_advance(snd, end);
+			sroce_retx_advance(snd, end);
 			break;
 		}
 		w->state = SROCE_WQE_DONE;
-		sroce_comp_advance(snd, sroce_psn_add(w->last_psn, 1));
+		sroce_retx_advance(snd, sroce_psn_add(w->last_psn, 1));
 	}
 	sroce_comp_retire(qp);
 	return passed;
-}
-
-/*
- * Retransmit from the oldest unacknowledged PSN.  For a NAK or an
- * out-of-order response (@timeout false) once per loss episode
- * (sroce_send_new_loss()): the packets already in flight behind the loss
- * would otherwise each start one more retry.  @counted: the retry counts
- * against retry_cnt (NAK sequence errors, local ACK timeouts); an earlier
- * timeout the RTT allows does not.  Every retry cuts the congestion
- * window (sroce_comp_cwnd_cut()).
- * Return: true when the requester went back.
- */
-static bool sroce_comp_retry(struct sroce_qp *qp, bool timeout, bool counted)
-{
-	struct sroce_send *snd = &qp->dp.send;
-
-	if (!timeout && !sroce_send_new_loss(snd, ktime_get_ns()))
-		return false;
-	if (counted && !snd->retry_cnt) {
-		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
-		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
-		return false;
-	}
-	if (counted)
-		snd->retry_cnt--;
-	sroce_comp_cwnd_cut(snd, timeout);
-	snd->retrying = true;
-	snd->rewind_psn = snd->comp_psn;
-	snd->rewind_ns = ktime_get_ns();
-	snd->recover_psn = snd->max_psn;
-	snd->last_progress = jiffies;
-	sroce_counter_inc(qp->dev, SROCE_CNT_LOSS_REWINDS);
-	sroce_req_rewind(qp);
-	return true;
-}
-
-/*
- * After a sequence error NAK (@nak) or a retransmit timeout, send again
- * only the packet at comp_psn (a READ request: the rest of its chunk),
- * with AckReq, and nothing after it until the answer: a responder that
- * held the requests behind the gap (sroce_resp.c) answers with an ACK
- * past them, or a NAK at the next gap, and none of them goes again; one
- * that dropped them (go-back-N, rdma_rxe) acknowledges the one packet,
- * and the requester goes on from there, resending the rest
- * (sroce_comp_sel_done()).  After a timeout the ACKs may only have been
- * late (a slow receiver): the answer then acknowledges everything that
- * arrived, which says nothing about holding (@nak false).
- */
-static void sroce_comp_resend_one(struct sroce_qp *qp, bool nak)
-{
-	struct sroce_send *snd = &qp->dp.send;
-	struct sroce_req_wqe *w = sroce_comp_head(qp);
-	u32 end = sroce_psn_add(snd->comp_psn, 1);
-
-	sroce_req_rewind(qp);
-	if (!w || sroce_psn_before(snd->comp_psn, w->first_psn) ||
-	    sroce_psn_after(snd->comp_psn, w->last_psn))
-		return;
-	if (w->cls & SROCE_WR_READ)
-		end = sroce_psn_add(sroce_req_chunk_last(w, snd->comp_psn), 1);
-	snd->sel_probe = true;
-	snd->sel_nak = nak;
-	snd->sel_end = end;
-	sroce_counter_inc(qp->dev, SROCE_CNT_SEL_RESENDS);
-}
-
-/*
- * Is the packet resent alone answered, may the requester go on?  Once
- * what it asked for is acknowledged: by an ACK, by responses up to the
- * newest PSN sent, or, from a responder not known to hold requests, by
- * its own last response.  One that holds them (@peer_holds) runs them
- * after it and ends with an ACK or a NAK (sroce_resp.c): the READ
- * responses or atomic ACKs in between do not end the wait, the
- * requester would send again what they are about to acknowledge.
- */
-static void sroce_comp_sel_done(struct sroce_send *snd,
-				const struct sroce_pkt_info *pkt)
-{
-	if (!snd->sel_probe || sroce_psn_before(snd->comp_psn, snd->sel_end))
-		return;
-	if (sroce_rc_opcode(pkt->opcode) == IB_OPCODE_RC_ACKNOWLEDGE) {
-		if (snd->sel_nak && sroce_psn_after(snd->comp_psn, snd->sel_end))
-			snd->peer_holds = true;
-	} else if (snd->peer_holds && snd->comp_psn != snd->max_psn) {
-		return;
-	}
-	snd->sel_probe = false;
-}
-
-/*
- * A sequence error NAK (9.7.5.2.4), at comp_psn: while the packet resent
- * alone for an earlier one is unanswered, only one past it counts (a
- * further gap of the same loss episode: resend its packet alone too);
- * otherwise a new loss episode resends its first packet alone.
- */
-static void sroce_comp_seq_nak(struct sroce_qp *qp)
-{
-	struct sroce_send *snd = &qp->dp.send;
-
-	if (snd->sel_probe) {
-		if (sroce_psn_before(snd->comp_psn, snd->sel_end))
-			return;
-		snd->peer_holds = true;
-		sroce_comp_resend_one(qp, true);
-		return;
-	}
-	if (sroce_comp_retry(qp, false, true))
-		sroce_comp_resend_one(qp, true);
-}
-
-/* A response that does not follow the last accepted one. */
-static void sroce_comp_out_of_order(struct sroce_qp *qp, u32 psn)
-{
-	/* a gap: the responses in between are lost (9.7.5.1.2) */
-	if (sroce_psn_after(psn, qp->dp.send.comp_psn))
-		sroce_comp_retry(qp, false, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -454,7 +243,7 @@ static void sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		sroce_counter_inc(qp->dev, SROCE_CNT_RCV_SEQ_ERR);
 		/* a responder NAKs the packets sent after an RNR NAK too */
 		if (!snd->rnr_wait)
-			sroce_comp_seq_nak(qp);
+			sroce_retx_seq_nak(qp);
 		return;
 	}
 	sroce_comp_fail_head(qp, sroce_comp_nak_status(qp->dev, code));
@@ -495,7 +284,7 @@ static void sroce_comp_handle_ack(struct sroce_qp *qp,
 	switch (syn & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
 		if (sroce_comp_ack_upto(qp, sroce_psn_add(pkt->psn, 1)))
-			sroce_comp_retry(qp, false, true);
+			sroce_retx_retry(qp, false, true);
 		break;
 	case SROCE_AETH_RNR_NAK:
 		sroce_comp_rnr_nak(qp, pkt->psn, val);
@@ -609,12 +398,12 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 	struct sroce_req_wqe *w;
 
 	if (sroce_comp_ack_upto(qp, psn)) {
-		sroce_comp_retry(qp, false, true);
+		sroce_retx_retry(qp, false, true);
 		return NULL;
 	}
 	w = sroce_comp_head(qp);
 	if (!w || !(w->cls & cls) || psn != qp->dp.send.comp_psn) {
-		sroce_comp_out_of_order(qp, psn);
+		sroce_retx_out_of_order(qp, psn);
 		return NULL;
 	}
 	return w;
@@ -624,7 +413,7 @@ static struct sroce_req_wqe *sroce_comp_response_wqe(struct sroce_qp *qp,
 static void sroce_comp_single_done(struct sroce_qp *qp,
 				   struct sroce_req_wqe *w)
 {
-	sroce_comp_advance(&qp->dp.send, sroce_psn_add(w->last_psn, 1));
+	sroce_retx_advance(&qp->dp.send, sroce_psn_add(w->last_psn, 1));
 	sroce_comp_put_rd_slot(&qp->dp.send);
 	w->state = SROCE_WQE_DONE;
 	sroce_comp_retire(qp);
@@ -680,7 +469,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_comp_local_error(qp, w, err);
 		return;
 	}
-	sroce_comp_advance(snd, sroce_psn_add(psn, 1));
+	sroce_retx_advance(snd, sroce_psn_add(psn, 1));
 	if (psn == sroce_req_chunk_last(w, psn))
 		sroce_comp_put_rd_slot(snd);
 	if (psn != w->last_psn)
@@ -797,135 +586,9 @@ void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 	default:
 		break;
 	}
-	sroce_comp_sel_done(&qp->dp.send, pkt);
+	sroce_retx_sel_done(&qp->dp.send, pkt);
 	sroce_comp_sync_req(qp);
 	consume_skb(skb);
-}
-
-/**
- * sroce_comp_rto() - the retransmit timeout of a QP now
- * @snd: send side
- *
- * What the measured RTT warrants (sroce_rtt_rto_us(), with the backoff
- * of timeouts in a row; at least one jiffy more than that, the timer's
- * granularity), never more than the QP's local ACK timeout (IBTA
- * 9.7.6.1.3).
- * Context: any.
- * Return: jiffies; 0 for an infinite local ACK timeout.
- */
-unsigned long sroce_comp_rto(const struct sroce_send *snd)
-{
-	u32 max_us = min_t(u64, jiffies_to_msecs(snd->timeout_jiffies) *
-			   (u64)USEC_PER_MSEC, U32_MAX);
-	u32 us = sroce_rtt_rto_us(&snd->rtt, jiffies_to_usecs(1), max_us,
-				  snd->rto_backoff);
-
-	return min(usecs_to_jiffies(us) + 1, snd->timeout_jiffies);
-}
-
-/*
- * Retransmit timeout: nothing arrived for an RTO since the last progress
- * or the newest packet that asked for an ACK (RFC 6298 5: the RTO from
- * the measured RTT, doubled for each timeout in a row).  A timer that
- * fires early re-arms itself for the rest of the time.  The retry counts
- * against retry_cnt only when the QP's whole local ACK timeout
- * (9.7.6.1.3) passed since the last progress or counted retry, so
- * retry_cnt keeps its meaning.  The oldest unacknowledged
- * packet goes again alone (sroce_comp_resend_one()): on a slow receiver
- * the ACKs were only late, and its answer acknowledges what arrived.
- * While request packets of the QP are still queued in this host (a
- * backlog drained by a starved ksoftirqd, a paused NIC queue), they
- * cannot have been lost on the way, and sending them again would only
- * lengthen the queue: the timeout waits (as TCP does not retransmit an
- * skb still in a host queue).  A packet dropped here is freed, which ends
- * that wait.
- */
-static void sroce_comp_timeout(struct sroce_qp *qp)
-{
-	struct sroce_send *snd = &qp->dp.send;
-	unsigned long deadline;
-	bool counted;
-
-	if (snd->comp_psn == snd->max_psn || snd->rnr_wait || snd->error ||
-	    !snd->timeout_jiffies || !sroce_qpt_reliable(qp->type) ||
-	    !(snd->caps & SROCE_QPS_SQ_RUN))
-		return;
-	if (atomic_read(&snd->tx_inflight)) {
-		snd->last_progress = jiffies;
-		snd->retry_base = jiffies;
-	}
-	deadline = snd->last_progress + sroce_comp_rto(snd);
-	if (time_before(jiffies, deadline)) {
-		sroce_req_arm_timer(qp, &snd->retrans_timer, deadline);
-		return;
-	}
-	counted = !time_before(jiffies,
-			       snd->retry_base + snd->timeout_jiffies);
-	if (counted)
-		snd->retry_base = jiffies;
-	if (snd->rto_backoff < SROCE_REQ_RTO_BACKOFF_MAX)
-		snd->rto_backoff++;
-	/*
-	 * The packet resent alone was answered, but the ACK or NAK a
-	 * responder that holds requests sends after them never came
-	 * (sroce_comp_sel_done()): this one does not hold them (rdma_rxe
-	 * drops what follows a gap); the next resend goes on from the
-	 * answer, as to any go-back-N responder.
-	 */
-	if (snd->sel_probe && !sroce_psn_before(snd->comp_psn, snd->sel_end))
-		snd->peer_holds = false;
-	sroce_counter_inc(qp->dev, SROCE_CNT_RETRANS_TIMEOUTS);
-	trace_sroce_retrans_timeout(qp, snd->comp_psn, snd->rto_backoff);
-	if (sroce_comp_retry(qp, true, counted))
-		sroce_comp_resend_one(qp, false);
-	if (!snd->error)
-		sroce_req_arm_timer(qp, &snd->retrans_timer,
-				    jiffies + sroce_comp_rto(snd));
-}
-
-/**
- * sroce_comp_timers() - act on the timers that fired since the last run
- * @qp: queue pair
- *
- * RNR timer: resend from the NAK'd PSN.  Retransmit timer: retry (or fail
- * with IB_WC_RETRY_EXC_ERR) when no progress was seen for a whole timeout.
- * Context: data path run (owns the QP's RUNNING bit).
- */
-void sroce_comp_timers(struct sroce_qp *qp)
-{
-	struct sroce_send *snd = &qp->dp.send;
-
-	sroce_dp_assert_run(qp);
-	if (test_and_clear_bit(SROCE_SEND_F_RNR, &snd->flags) &&
-	    snd->rnr_wait) {
-		snd->rnr_wait = false;
-		snd->last_progress = jiffies;
-		if (!snd->error)
-			sroce_req_rewind(qp);
-	}
-	if (test_and_clear_bit(SROCE_SEND_F_TIMEOUT, &snd->flags))
-		sroce_comp_timeout(qp);
-}
-
-/**
- * sroce_comp_arm_retrans() - make sure the retransmit timer runs
- * @qp: RC queue pair with packets outstanding
- *
- * Arms it for one RTO from now, or brings it forward to then when it
- * was armed for later (before an RTT was measured: the QP's timeout).
- * Context: data path run (owns the QP's RUNNING bit).
- */
-void sroce_comp_arm_retrans(struct sroce_qp *qp)
-{
-	struct sroce_send *snd = &qp->dp.send;
-	unsigned long expires;
-
-	if (!snd->timeout_jiffies)
-		return;
-	expires = jiffies + sroce_comp_rto(snd);
-	if (!timer_pending(&snd->retrans_timer) ||
-	    time_before(expires, READ_ONCE(snd->retrans_timer.expires)))
-		sroce_req_arm_timer(qp, &snd->retrans_timer, expires);
 }
 
 /* Forget the send side's work in progress before flushing. */
@@ -983,45 +646,3 @@ bool sroce_comp_flush(struct sroce_qp *qp, int budget)
 	return n >= budget;
 }
 
-/* @bit: the expiry's flag; @held: the timer's HELD bit, cleared after it */
-static void sroce_comp_timer_fired(struct sroce_qp *qp, int bit, int held)
-{
-	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
-		set_bit(bit, &qp->dp.send.flags);
-		sroce_qp_schedule(qp);
-	}
-	smp_mb__before_atomic();	/* the expiry flagged before HELD clears */
-	clear_bit(held, &qp->dp.send.flags);
-	sroce_qp_put(qp);
-}
-
-/**
- * sroce_comp_retrans_timer_fn() - retransmit timer callback
- * @t: qp->dp.send.retrans_timer
- *
- * Flags the timeout for the next run and schedules it; drops the QP
- * reference the armed timer held.
- * Context: timer (softirq).
- */
-void sroce_comp_retrans_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, dp.send.retrans_timer);
-
-	sroce_comp_timer_fired(qp, SROCE_SEND_F_TIMEOUT,
-			       SROCE_SEND_F_RETRANS_HELD);
-}
-
-/**
- * sroce_comp_rnr_timer_fn() - RNR NAK timer callback
- * @t: qp->dp.send.rnr_timer
- *
- * Flags the end of the RNR wait for the next run and schedules it; drops
- * the QP reference the armed timer held.
- * Context: timer (softirq).
- */
-void sroce_comp_rnr_timer_fn(struct timer_list *t)
-{
-	struct sroce_qp *qp = from_timer(qp, t, dp.send.rnr_timer);
-
-	sroce_comp_timer_fired(qp, SROCE_SEND_F_RNR, SROCE_SEND_F_RNR_HELD);
-}

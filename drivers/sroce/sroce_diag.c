@@ -127,7 +127,7 @@ bool sroce_send_check_wakeup(struct sroce_qp *qp)
 				   sroce_qpn(qp), sroce_send_wait_names[w],
 				   snd->psn, snd->comp_psn, snd->max_psn);
 	if (w == SROCE_WAIT_RETRANS)
-		sroce_comp_arm_retrans(qp);
+		sroce_retx_arm(qp);
 	else if (w == SROCE_WAIT_RNR)
 		sroce_req_arm_timer(qp, &snd->rnr_timer, jiffies + 1);
 	else

@@ -312,7 +312,7 @@ static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 	}
 	sroce_dp_sync(qp);
 	more = sroce_dp_rx_send(qp, budget);
-	sroce_comp_timers(qp);
+	sroce_retx_timers(qp);
 	more |= sroce_req_run(qp, budget);
 	sroce_comp_check_drained(qp);
 	if (sroce_dp_sq_in_error(qp))

@@ -874,8 +874,8 @@ int sroce_req_init(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
 
-	timer_setup(&snd->retrans_timer, sroce_comp_retrans_timer_fn, 0);
-	timer_setup(&snd->rnr_timer, sroce_comp_rnr_timer_fn, 0);
+	timer_setup(&snd->retrans_timer, sroce_retx_retrans_timer_fn, 0);
+	timer_setup(&snd->rnr_timer, sroce_retx_rnr_timer_fn, 0);
 	hrtimer_init(&snd->tx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	snd->tx_timer.function = sroce_req_tx_timer_fn;
 	snd->mtu = 256;

@@ -143,7 +143,7 @@ VISIBLE_IF_KUNIT bool sroce_req_ackreq_due(struct sroce_send *snd)
 					 SROCE_REQ_ACK_EVERY))
 		return true;
 	return !time_before(jiffies, snd->last_progress +
-			    max(sroce_comp_rto(snd) / 2, 1UL));
+			    max(sroce_retx_rto(snd) / 2, 1UL));
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_req_ackreq_due);
 
@@ -514,7 +514,7 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		 */
 		if (snd->tx_ackreq)
 			snd->last_progress = jiffies;
-		sroce_comp_arm_retrans(qp);
+		sroce_retx_arm(qp);
 	}
 	if (!p->last) {
 		w->state = SROCE_WQE_SENDING;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce_send.h - the send side of one QP: state shared by the requester
- * (sroce_req.c, sroce_req_pkt.c) and the completer (sroce_comp.c), and
- * the calls between them and the QP work loop (sroce_dp.c).
+ * (sroce_req.c, sroce_req_pkt.c), the completer (sroce_comp.c) and the
+ * retransmission policy (sroce_retx.c), and the calls between them and
+ * the QP work loop (sroce_dp.c).
  *
  * The send queue as the send side sees it, in free-running 32-bit indices
  * of the SQ ring (slot = index & (num - 1)):
@@ -46,6 +47,7 @@
 #include "sroce_mr.h"
 
 struct sroce_qp;
+struct sroce_pkt_info;
 struct sk_buff;
 
 /* Packets of one message between AckReq bits (IBTA 9.7.2; rxe: 64). */
@@ -508,13 +510,23 @@ bool sroce_req_ackreq_due(struct sroce_send *snd);
 
 /* ---- sroce_comp.c ---- */
 void sroce_comp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
-void sroce_comp_timers(struct sroce_qp *qp);
 void sroce_comp_retire(struct sroce_qp *qp);
 void sroce_comp_check_drained(struct sroce_qp *qp);
 bool sroce_comp_flush(struct sroce_qp *qp, int budget);
-void sroce_comp_arm_retrans(struct sroce_qp *qp);
-unsigned long sroce_comp_rto(const struct sroce_send *snd);
-void sroce_comp_retrans_timer_fn(struct timer_list *t);
-void sroce_comp_rnr_timer_fn(struct timer_list *t);
+struct sroce_req_wqe *sroce_comp_head(struct sroce_qp *qp);
+void sroce_comp_fail_head(struct sroce_qp *qp, enum ib_wc_status status);
+
+/* ---- sroce_retx.c ---- */
+void sroce_retx_advance(struct sroce_send *snd, u32 psn);
+bool sroce_retx_retry(struct sroce_qp *qp, bool timeout, bool counted);
+void sroce_retx_sel_done(struct sroce_send *snd,
+			 const struct sroce_pkt_info *pkt);
+void sroce_retx_seq_nak(struct sroce_qp *qp);
+void sroce_retx_out_of_order(struct sroce_qp *qp, u32 psn);
+void sroce_retx_timers(struct sroce_qp *qp);
+void sroce_retx_arm(struct sroce_qp *qp);
+unsigned long sroce_retx_rto(const struct sroce_send *snd);
+void sroce_retx_retrans_timer_fn(struct timer_list *t);
+void sroce_retx_rnr_timer_fn(struct timer_list *t);
 
 #endif /* SROCE_SEND_H */
