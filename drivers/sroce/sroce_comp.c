@@ -322,12 +322,12 @@ static void *sroce_comp_payload(struct sk_buff *skb, u32 *len)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 	u32 hlen = sroce_opcode[pkt->opcode].length;
-	u32 pad = sroce_bth_pad(sroce_pkt_bth(pkt));
 	ptrdiff_t off = pkt->hdr - skb->data;
+	s64 n = sroce_pkt_payload_len(skb, pkt);
 
-	if (pkt->paylen < hlen + pad + SROCE_ICRC_SIZE)
+	if (n < 0)
 		return NULL;
-	*len = pkt->paylen - hlen - pad - SROCE_ICRC_SIZE;
+	*len = n;
 	if (pkt->hdr + hlen + *len > skb_tail_pointer(skb)) {
 		if (skb_linearize(skb))
 			return NULL;

@@ -258,6 +258,30 @@ static inline u8 sroce_bth_pad(const struct sroce_bth *bth)
 	return (bth->flags & SROCE_BTH_PAD_MASK) >> SROCE_BTH_PAD_SHIFT;
 }
 
+/**
+ * sroce_pkt_payload_len() - payload bytes of a received packet
+ * @skb: the packet
+ * @pkt: its metadata, filled by the receive path (SROCE_PKT(@skb))
+ *
+ * @pkt->paylen (BTH to the end of the ICRC) less the opcode's headers,
+ * the pad (BTH PadCnt) and the ICRC (IBTA 9.2, 9.3.1); the packet must
+ * hold all of it after @pkt->hdr.
+ * Context: any.
+ * Return: the payload length, or -1 when the lengths do not add up.
+ */
+static inline s64 sroce_pkt_payload_len(const struct sk_buff *skb,
+					const struct sroce_pkt_info *pkt)
+{
+	u32 fixed = sroce_opcode[pkt->opcode].length +
+		    sroce_bth_pad((const struct sroce_bth *)pkt->hdr) +
+		    SROCE_ICRC_SIZE;
+
+	if (pkt->paylen < fixed ||
+	    pkt->hdr - skb->data + (s64)pkt->paylen > skb->len)
+		return -1;
+	return pkt->paylen - fixed;
+}
+
 static inline u32 sroce_bth_qpn(const struct sroce_bth *bth)
 {
 	return be32_to_cpu(bth->qpn) & SROCE_QPN_MASK;

@@ -74,19 +74,6 @@ static u32 sroce_resp_hdr_len(const struct sroce_pkt_info *pkt)
 	return sroce_opcode[pkt->opcode].length;
 }
 
-/* Payload bytes of a packet, or -1 when the lengths do not add up. */
-static s64 sroce_resp_payload_len(const struct sk_buff *skb,
-				  const struct sroce_pkt_info *pkt)
-{
-	u32 pad = sroce_bth_pad(sroce_pkt_bth(pkt));
-	u32 off = pkt->hdr - skb->data;
-	u32 fixed = sroce_resp_hdr_len(pkt) + pad + SROCE_ICRC_SIZE;
-
-	if (pkt->paylen < fixed || off + pkt->paylen > skb->len)
-		return -1;
-	return pkt->paylen - fixed;
-}
-
 /**
  * sroce_resp_payload_off() - where a request's payload starts
  * @skb: the request packet
@@ -609,7 +596,7 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
 		ack = !(pkt->mask & SROCE_MASK_RESPONDED);
 		resp->wc_err = 0;
 		sroce_resp_rc_in_seq(qp, skb, pkt,
-				     sroce_resp_payload_len(skb, pkt));
+				     sroce_pkt_payload_len(skb, pkt));
 		consume_skb(skb);
 		if (resp->epsn == psn)	/* RNR NAK, dropped, or failed */
 			break;
@@ -814,7 +801,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb)
 		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_STATE);
 		goto drop;
 	}
-	len = sroce_resp_payload_len(skb, pkt);
+	len = sroce_pkt_payload_len(skb, pkt);
 	if (len < 0 || !(pkt->mask & SROCE_MASK_REQ)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
 		trace_sroce_drop(qp->dev, SROCE_CNT_RX_DROP_MALFORMED);
