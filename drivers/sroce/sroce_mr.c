@@ -684,6 +684,38 @@ int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
 
+/*
+ * The MR behind @rkey for an access of [@va, @va + @len) with @access,
+ * with a reference; a window's (@ref->win, with a reference, and its
+ * binding in @ref->gen) grants only its bytes with its own rights.
+ * Return: the MR, or NULL (nothing held then).
+ */
+static struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *dev,
+					   const struct sroce_pd *pd, u32 qpn,
+					   u32 rkey, u64 va, u64 len,
+					   int access,
+					   struct sroce_rkey_ref *ref)
+{
+	struct sroce_mr *mr = sroce_key_get(dev, rkey);
+
+	memset(ref, 0, sizeof(*ref));
+	if (mr && sroce_mr_is_window(mr)) {
+		ref->win = mr;
+		mr = sroce_mw_window_get(ref->win, pd, qpn, va, len, access,
+					 &ref->gen);
+		access = 0;	/* the window's rights were checked */
+	}
+	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	if (!mr && ref->win) {
+		sroce_mr_put(ref->win);
+		ref->win = NULL;
+	}
+	return mr;
+}
+
 /**
  * sroce_rkey_get() - resolve an rkey for a remote access and check it
  * @dev: device
@@ -696,7 +728,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
  *
  * An MR's rkey is checked by sroce_mr_check(); a memory window's grants
  * only its window, with its own rights, through the MR it is bound to
- * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).
+ * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).  For an access that
+ * ends with the packet that asked for it; one that goes on over later
+ * packets takes the rkey with sroce_rkey_hold().
  * Context: any.
  * Return: the MR to access, with a reference held, or NULL (remote
  * access error).
@@ -705,22 +739,60 @@ struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
 				const struct sroce_pd *pd, u32 qpn, u32 rkey,
 				u64 va, u64 len, int access)
 {
-	struct sroce_mr *mr = sroce_key_get(dev, rkey);
-	struct sroce_mr *win;
+	struct sroce_rkey_ref ref;
+	struct sroce_mr *mr;
 
-	if (mr && sroce_mr_is_window(mr)) {
-		win = mr;
-		mr = sroce_mw_window_get(win, pd, qpn, va, len, access);
-		sroce_mr_put(win);
-		access = 0;	/* the window's rights were checked */
-	}
-	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
+	mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access, &ref);
+	if (ref.win)
+		sroce_mr_put(ref.win);
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_get);
+
+/**
+ * sroce_rkey_hold() - take an rkey for an access that goes on over
+ *	several packets
+ * @dev: device
+ * @pd: PD of the QP doing the access
+ * @qpn: that QP's number (a type 2B window must be bound to it)
+ * @rkey: the rkey of the RETH
+ * @va: first byte
+ * @len: bytes
+ * @access: IB_ACCESS_REMOTE_* rights the access needs
+ * @ref: filled: the MR and, for a window's rkey, the window and its
+ *	binding, each with a reference
+ *
+ * Checks as sroce_rkey_get() once, for the whole access (IBTA
+ * 9.7.5.1.2); each later packet checks sroce_rkey_ref_ok(), so the
+ * access ends when the MR is invalidated or the window's binding ends.
+ * Context: any.
+ * Return: 0, or -EACCES (remote access error; @ref holds nothing).
+ */
+int sroce_rkey_hold(struct sroce_dev *dev, const struct sroce_pd *pd,
+		    u32 qpn, u32 rkey, u64 va, u64 len, int access,
+		    struct sroce_rkey_ref *ref)
+{
+	ref->mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access,
+				     ref);
+	return ref->mr ? 0 : -EACCES;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_hold);
+
+/**
+ * sroce_rkey_release() - let go of an rkey taken with sroce_rkey_hold()
+ * @ref: the rkey, or a zeroed one; zeroed afterwards
+ *
+ * Context: any.
+ */
+void sroce_rkey_release(struct sroce_rkey_ref *ref)
+{
+	if (ref->mr)
+		sroce_mr_put(ref->mr);
+	if (ref->win)
+		sroce_mr_put(ref->win);
+	memset(ref, 0, sizeof(*ref));
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_release);
 
 /* ------------------------------------------------------------------ */
 /* Fast-register MRs (IBTA 10.6.3.6, 10.6.5: Base Memory Management)   */

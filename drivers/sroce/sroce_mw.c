@@ -108,7 +108,10 @@ int sroce_mw_bind_check(const struct sroce_mr *win, const struct sroce_mr *mr,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_bind_check);
 
-/* Let go of the window's MR; the caller drops the returned reference. */
+/*
+ * End the window's binding: accesses granted under it stop at their next
+ * packet (mw_gen).  The caller drops the returned MR's reference.
+ */
 static struct sroce_mr *sroce_mw_detach(struct sroce_mr *win)
 {
 	struct sroce_mr *old = win->mw_mr;
@@ -116,6 +119,7 @@ static struct sroce_mr *sroce_mw_detach(struct sroce_mr *win)
 	lockdep_assert_held(&win->fr.lock);
 	win->mw_mr = NULL;
 	WRITE_ONCE(win->valid, false);
+	WRITE_ONCE(win->mw_gen, win->mw_gen + 1);
 	if (old)
 		atomic_dec(&old->num_mw);
 	return old;
@@ -229,16 +233,18 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mw_invalidate);
  * @va: first byte
  * @len: bytes
  * @access: IB_ACCESS_REMOTE_* rights the access needs
+ * @gen: set to the window's binding (mw_gen) the access is granted under
  *
  * IBTA 10.6.7, 9.7.5.1.2: the window must be bound, in the QP's PD (a
  * type 2B window to this QP), grant @access, and contain [@va, @va +
- * @len).
+ * @len).  An access over several packets holds on to @gen: the binding
+ * ends (sroce_mw_detach()) and so does the access (sroce_rkey_ref_ok()).
  * Context: any.
  * Return: the bound MR with a reference held, or NULL.
  */
 struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 				     const struct sroce_pd *pd, u32 qpn,
-				     u64 va, u64 len, int access)
+				     u64 va, u64 len, int access, u32 *gen)
 {
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
@@ -253,6 +259,7 @@ struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 	    (!len || (va >= win->iova && end <= win->iova + win->length))) {
 		mr = win->mw_mr;
 		kref_get(&mr->ref);	/* the window holds one */
+		*gen = win->mw_gen;
 	}
 	spin_unlock_irqrestore(&win->fr.lock, flags);
 	return mr;

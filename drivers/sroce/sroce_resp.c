@@ -370,6 +370,31 @@ struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 }
 
 /**
+ * sroce_resp_rkey_hold() - take a request's rkey for all its packets
+ * @qp: the responder's QP
+ * @rkey: the rkey of the RETH
+ * @va: first byte addressed
+ * @len: bytes addressed
+ * @access: IB_ACCESS_* rights the operation needs
+ * @ref: filled as sroce_rkey_hold() does
+ *
+ * sroce_resp_rkey() for an RDMA WRITE whose later packets use the rkey
+ * too: they check it with sroce_rkey_ref_ok() (IBTA 9.7.5.1.2, 10.6.7).
+ * Context: the QP's responder run.
+ * Return: 0, or -EACCES (counted; @ref holds nothing).
+ */
+int sroce_resp_rkey_hold(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			 int access, struct sroce_rkey_ref *ref)
+{
+	int err = sroce_rkey_hold(qp->dev, sroce_resp_pd(qp), sroce_qpn(qp),
+				  rkey, va, len, access, ref);
+
+	if (err)
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+	return err;
+}
+
+/**
  * sroce_resp_check_res() - is there a responder resource for a new request
  * @qp: the responder's QP
  *
