@@ -90,7 +90,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 {
 	if (mr->mw_mr) {
 		atomic_dec(&mr->mw_mr->num_mw);
-		sroce_mr_put(mr->mw_mr);
+		sroce_mr_put_held(mr->mw_mr);
 		mr->mw_mr = NULL;
 	}
 	kvfree(mr->pages);
@@ -434,6 +434,48 @@ static bool sroce_mr_key_valid(const struct sroce_mr *mr, u32 key)
 }
 
 /**
+ * sroce_mr_hold() - keep a looked-up MR across packets
+ * @mr: MR with a reference (a lookup's)
+ * @key: the key it is used by: its key in effect when it was looked up
+ *
+ * Counts the caller among the holders IB_WR_REG_MR waits for (@held),
+ * then checks again that @mr is valid with @key: an MR invalidated and
+ * registered again between the lookup and the hold is not held, so a
+ * holder never goes on in a registration it did not look up.  A lookup's
+ * reference alone never holds an MR (another QP naming its index must not
+ * make a registration fail).
+ * Context: any.
+ * Return: true with the hold taken (drop it and the reference with
+ * sroce_mr_put_held()), false without (the reference stays).
+ */
+bool sroce_mr_hold(struct sroce_mr *mr, u32 key)
+{
+	atomic_inc(&mr->held);
+	/* the hold before the check: pairs with sroce_mr_fast_reg()'s smp_mb() */
+	smp_mb__after_atomic();
+	if (sroce_mr_key_valid(mr, key))
+		return true;
+	atomic_dec(&mr->held);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_hold);
+
+/**
+ * sroce_mr_put_held() - drop a hold and its reference
+ * @mr: MR held with sroce_mr_hold() (or sroce_mr_lookup_held())
+ *
+ * Context: any.
+ */
+void sroce_mr_put_held(struct sroce_mr *mr)
+{
+	/* the holder's accesses come before a registration that follows */
+	smp_mb__before_atomic();
+	atomic_dec(&mr->held);
+	sroce_mr_put(mr);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_put_held);
+
+/**
  * sroce_mr_rereg_attrs() - what a re-registration registers
  * @mr: the user MR being re-registered
  * @flags: IB_MR_REREG_* flags: what changes
@@ -491,27 +533,63 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_swap);
 
 /**
- * sroce_key_slot_get() - the entry of a key's index, whatever its state
+ * sroce_key_slot_get() - the entry of a key's index, whatever its state,
+ *	when it is of a type and PD the caller may act on
  * @dev: device
  * @key: lkey or rkey; only its index (upper 24 bits) is used
+ * @pd: PD of the QP acting on it: an entry of another PD is not found
+ * @types: BIT(enum sroce_mr_type) of each type the caller takes
  *
- * For the owners of a key's state (memory window binds), which check the
- * key and validity themselves under their lock.
+ * For the owners of a key's state (IB_WR_LOCAL_INV, memory window binds),
+ * which check the key and validity themselves under their lock.  Type and
+ * PD are checked before any reference is taken and before the key is
+ * compared: another PD's entry, whatever its key, is no entry at all, so
+ * a QP learns nothing of another PD's keys from its completions (IBTA
+ * 10.6.3.7, 10.6.7.2: a key of another PD is not valid for the QP), and
+ * takes no reference that another PD's owner could run into.
  * Context: any; RCU inside.
  * Return: the MR or window with a reference held, or NULL.
  */
-struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key)
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key,
+				    const struct sroce_pd *pd,
+				    unsigned int types)
 {
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && !kref_get_unless_zero(&mr->ref))
+	/* @pd and @type never change once the entry is published */
+	if (mr && (mr->pd != pd || !(types & BIT(mr->type)) ||
+		   !kref_get_unless_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_slot_get);
+
+/*
+ * The valid entry @key names, with a reference, and a hold when @hold
+ * (sroce_mr_hold()); NULL when none.
+ */
+static struct sroce_mr *sroce_key_find(struct sroce_dev *dev, u32 key,
+				       bool hold)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
+	if (mr && (!sroce_mr_key_valid(mr, key) ||
+		   !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	/* again with the reference: a fast-register MR may have moved on */
+	if (mr && !(hold ? sroce_mr_hold(mr, key) :
+			   sroce_mr_key_valid(mr, key))) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
 
 /**
  * sroce_key_get() - find a valid MR or memory window by key
@@ -525,20 +603,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_key_slot_get);
  */
 struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key)
 {
-	struct sroce_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && (!sroce_mr_key_valid(mr, key) ||
-		   !kref_get_unless_zero(&mr->ref)))
-		mr = NULL;
-	/* again with the reference: a fast-register MR may have moved on */
-	if (mr && !sroce_mr_key_valid(mr, key)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
-	rcu_read_unlock();
-	return mr;
+	return sroce_key_find(dev, key, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_get);
 
@@ -570,6 +635,29 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
+
+/**
+ * sroce_mr_lookup_held() - find a valid MR by key, to keep across packets
+ * @dev: device
+ * @key: lkey (index in the upper 24 bits, a key byte below)
+ *
+ * sroce_mr_lookup() with a hold (sroce_mr_hold()): for SGE cursors and
+ * memory window binds, which keep the MR until they move past it.
+ * Context: any; RCU inside.
+ * Return: the MR with a reference and a hold (drop both with
+ * sroce_mr_put_held()), or NULL when no valid MR has this key.
+ */
+struct sroce_mr *sroce_mr_lookup_held(struct sroce_dev *dev, u32 key)
+{
+	struct sroce_mr *mr = sroce_key_find(dev, key, true);
+
+	if (mr && sroce_mr_is_window(mr)) {
+		sroce_mr_put_held(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup_held);
 
 /**
  * sroce_mr_check() - protection check of an access to an MR
@@ -686,17 +774,18 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
 
 /*
  * The MR behind @rkey for an access of [@va, @va + @len) with @access,
- * with a reference; a window's (@ref->win, with a reference, and its
- * binding in @ref->gen) grants only its bytes with its own rights.
- * Return: the MR, or NULL (nothing held then).
+ * with a reference, and with a hold when @hold; a window's (@ref->win,
+ * with a reference, and its binding in @ref->gen) grants only its bytes
+ * with its own rights.  Return: the MR, or NULL (nothing held then).
  */
 static struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *dev,
 					   const struct sroce_pd *pd, u32 qpn,
 					   u32 rkey, u64 va, u64 len,
-					   int access,
+					   int access, bool hold,
 					   struct sroce_rkey_ref *ref)
 {
 	struct sroce_mr *mr = sroce_key_get(dev, rkey);
+	u32 key = rkey;
 
 	memset(ref, 0, sizeof(*ref));
 	if (mr && sroce_mr_is_window(mr)) {
@@ -704,9 +793,18 @@ static struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *dev,
 		mr = sroce_mw_window_get(ref->win, pd, qpn, va, len, access,
 					 &ref->gen);
 		access = 0;	/* the window's rights were checked */
+		if (mr)
+			key = READ_ONCE(mr->key);
+	}
+	if (mr && hold && !sroce_mr_hold(mr, key)) {
+		sroce_mr_put(mr);
+		mr = NULL;
 	}
 	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
-		sroce_mr_put(mr);
+		if (hold)
+			sroce_mr_put_held(mr);
+		else
+			sroce_mr_put(mr);
 		mr = NULL;
 	}
 	if (!mr && ref->win) {
@@ -742,7 +840,8 @@ struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
 	struct sroce_rkey_ref ref;
 	struct sroce_mr *mr;
 
-	mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access, &ref);
+	mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access, false,
+				&ref);
 	if (ref.win)
 		sroce_mr_put(ref.win);
 	return mr;
@@ -759,8 +858,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_get);
  * @va: first byte
  * @len: bytes
  * @access: IB_ACCESS_REMOTE_* rights the access needs
- * @ref: filled: the MR and, for a window's rkey, the window and its
- *	binding, each with a reference
+ * @ref: filled: the MR (held, sroce_mr_hold()) and, for a window's rkey,
+ *	the window and its binding
  *
  * Checks as sroce_rkey_get() once, for the whole access (IBTA
  * 9.7.5.1.2); each later packet checks sroce_rkey_ref_ok(), so the
@@ -773,7 +872,7 @@ int sroce_rkey_hold(struct sroce_dev *dev, const struct sroce_pd *pd,
 		    struct sroce_rkey_ref *ref)
 {
 	ref->mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access,
-				     ref);
+				     true, ref);
 	return ref->mr ? 0 : -EACCES;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_hold);
@@ -787,7 +886,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_hold);
 void sroce_rkey_release(struct sroce_rkey_ref *ref)
 {
 	if (ref->mr)
-		sroce_mr_put(ref->mr);
+		sroce_mr_put_held(ref->mr);
 	if (ref->win)
 		sroce_mr_put(ref->win);
 	memset(ref, 0, sizeof(*ref));
@@ -959,9 +1058,11 @@ static int sroce_mr_fast_apply(struct sroce_mr *mr, u32 key, int access)
  * @pd, invalid (never registered, or invalidated since), and @key must
  * keep its index; only the key byte changes.  The page list
  * sroce_mr_map_sg() built takes effect with ibmr.iova and ibmr.length,
- * @access and @key.  Refused while an engine still holds the MR from its
- * previous registration (a message a peer left unfinished): that engine
- * would otherwise go on in the new one.
+ * @access and @key.  Refused while a holder (sroce_mr_hold(): an engine,
+ * a cursor, a window) still has the MR from its previous registration (a
+ * message a peer left unfinished): it would otherwise go on in the new
+ * one.  A lookup's passing reference does not count: another PD's QP that
+ * names the MR's index cannot make the registration fail.
  * Context: data path run (any context).
  * Return: 0, -EINVAL (no such MR, wrong type or index, MR valid or held,
  * bad @access, page list and length disagree), -EACCES (another PD).
@@ -981,8 +1082,10 @@ int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
 	if (err)
 		goto out;
 	spin_lock_irqsave(&mr->fr.lock, flags);
-	/* ours and the base reference: nobody uses the old registration */
-	if (READ_ONCE(mr->valid) || kref_read(&mr->ref) != 2)
+	/* the invalid state before the holders: pairs with sroce_mr_hold() */
+	smp_mb();
+	/* no holder: nobody goes on in the old registration */
+	if (READ_ONCE(mr->valid) || atomic_read(&mr->held))
 		err = -EINVAL;
 	else
 		err = sroce_mr_fast_apply(mr, key, access);
@@ -1006,34 +1109,31 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
  * invalidating an invalid MR again is allowed.  From then on every lookup
  * and every access through a held reference fails.  A key naming a
  * memory window invalidates a type 2B window (sroce_mw_invalidate(),
- * IBTA 10.6.7.2.5).
+ * IBTA 10.6.7.2.5).  Another PD's MR or window is not looked at: the
+ * same -EINVAL as for a wrong key, whatever key byte names it.
  * Context: data path run (any context).
- * Return: 0, -EINVAL (no fast-register MR or type 2B window with that
- * key, windows bound), -EACCES (another PD).
+ * Return: 0, -EINVAL (no fast-register MR or type 2B window of @pd with
+ * that key, windows bound).
  */
 int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
 		       u32 qpn)
 {
-	struct sroce_mr *mr = sroce_key_slot_get(dev, key);
+	struct sroce_mr *mr = sroce_key_slot_get(dev, key, pd,
+						 BIT(SROCE_MR_FAST) |
+						 BIT(SROCE_MR_MW2));
 	unsigned long flags;
 	int err = 0;
 
-	if (mr && sroce_mr_is_window(mr)) {
+	if (!mr)
+		return -EINVAL;
+	if (sroce_mr_is_window(mr)) {
 		err = sroce_mw_invalidate(mr, pd, qpn, key);
 		sroce_mr_put(mr);
 		return err;
 	}
-	if (mr && mr->type != SROCE_MR_FAST) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
-	if (!mr)
-		return -EINVAL;
 	spin_lock_irqsave(&mr->fr.lock, flags);
 	if (READ_ONCE(mr->key) != key || atomic_read(&mr->num_mw))
 		err = -EINVAL;
-	else if (mr->pd != pd)
-		err = -EACCES;
 	else
 		WRITE_ONCE(mr->valid, false);
 	spin_unlock_irqrestore(&mr->fr.lock, flags);

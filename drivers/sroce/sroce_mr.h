@@ -73,6 +73,10 @@ struct sroce_fr {
  * @access: IB_ACCESS_* flags
  * @ref: references: the base one (dropped by deregistration), one per
  *	lookup; an engine may keep one across packets
+ * @held: holders that keep the MR across packets (an engine's message or
+ *	READ stream, an SGE cursor, a bound memory window), each with a
+ *	reference too (sroce_mr_hold()); IB_WR_REG_MR waits for none.  A
+ *	lookup's reference alone never counts
  * @free_node: entry in the device's list of deregistered MRs whose last
  *	reference went away outside process context (sroce_mr_put())
  * @valid: false once invalidated or deregistered; every access checks it
@@ -103,6 +107,7 @@ struct sroce_mr {
 	u32 offset;
 	int access;
 	struct kref ref;
+	atomic_t held;
 	struct llist_node free_node;
 	bool valid;
 	u32 key;
@@ -141,12 +146,17 @@ void sroce_mr_dev_drain(struct sroce_dev *dev);
 void sroce_mr_put(struct sroce_mr *mr);
 
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote);
+struct sroce_mr *sroce_mr_lookup_held(struct sroce_dev *dev, u32 key);
+bool sroce_mr_hold(struct sroce_mr *mr, u32 key);
+void sroce_mr_put_held(struct sroce_mr *mr);
 
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 				  const struct sroce_pd *pd);
-struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key);
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key,
+				    const struct sroce_pd *pd,
+				    unsigned int types);
 struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key);
 int sroce_mr_init_window(struct sroce_dev *dev, struct sroce_mr *win,
 			 struct sroce_pd *pd, enum sroce_mr_type type);
@@ -159,7 +169,7 @@ int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
 /**
  * struct sroce_rkey_ref - an rkey an engine keeps across the packets of
  *	one message (an RDMA WRITE) or response stream (an RDMA READ)
- * @mr: the MR accessed, with a reference
+ * @mr: the MR accessed, with a reference and a hold (sroce_mr_hold())
  * @win: the memory window the rkey names, with a reference, or NULL
  * @gen: @win's binding (its mw_gen) when the access was granted
  *
@@ -291,7 +301,8 @@ int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val);
  * @num_sge: entries
  * @idx: current entry
  * @off: bytes consumed of entry @idx
- * @mr: MR of entry @idx once looked up (reference held), else NULL
+ * @mr: MR of entry @idx once looked up (a reference and a hold:
+ *	sroce_mr_lookup_held()), else NULL
  */
 struct sroce_sge_cursor {
 	const struct sroce_sge *sge;

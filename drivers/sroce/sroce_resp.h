@@ -70,7 +70,7 @@ enum sroce_resp_msg_op {
  * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
  * @cur: scatter position in @wqe's SGE list (holds an MR reference)
  * @rk: the R_Key of an RDMA WRITE, taken at its first packet and kept
- *	across the others: its MR and window (with references), each
+ *	across the others: its MR (a reference and a hold) and window, each
  *	packet checking it still grants the access (sroce_rkey_ref_ok())
  * @va: next byte to write in @rk's MR
  * @resid: bytes of the RDMA WRITE still expected
@@ -182,8 +182,8 @@ struct sroce_resp_attr {
  *	oldest first
  * @out_len: entries in @out
  * @rd: the R_Key of the READ response stream at the head of @out, once
- *	its first packet took it (its MR and window, with references),
- *	checked again for every packet; zeroed when none
+ *	its first packet took it (its MR with a reference and a hold, its
+ *	window), checked again for every packet; zeroed when none
  * @ooo: RC requests that arrived ahead of @epsn, in PSN order, each
  *	PSN once (sroce_resp.c, "Out-of-order hold"); bounded by
  *	SROCE_RESP_OOO_MAX_*, freed on reset and destroy
