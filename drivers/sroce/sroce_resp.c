@@ -329,9 +329,28 @@ static bool sroce_resp_op_seq_ok(const struct sroce_resp *resp, u32 mask)
 	}
 }
 
-/* The QP's access flags enable the operation (IBTA 9.7.5.1.2). */
-static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
+/*
+ * The QP's flush rights cover a FLUSH's placement type (IBTA 1.5 annex
+ * A19.4.1.1; rdma_rxe's rule since Linux 6.2): each type it names needs
+ * its right, IB_ACCESS_FLUSH_GLOBAL or _PERSISTENT, in qp_access_flags.
+ */
+static bool sroce_resp_flush_allowed(const struct sroce_resp *resp,
+				     const struct sroce_pkt_info *pkt)
 {
+	u8 type = sroce_feth_type(sroce_pkt_hdr(pkt, SROCE_HDR_FETH));
+	int acc = resp->attr.access;
+
+	if ((type & SROCE_FLUSH_GLOBAL) && !(acc & SROCE_ACCESS_FLUSH_GLOBAL))
+		return false;
+	return !(type & SROCE_FLUSH_PERSISTENT) ||
+	       (acc & SROCE_ACCESS_FLUSH_PERSISTENT);
+}
+
+/* The QP's access flags enable the operation (IBTA 9.7.5.1.2). */
+static bool sroce_resp_op_allowed(const struct sroce_resp *resp,
+				  const struct sroce_pkt_info *pkt)
+{
+	u32 mask = pkt->mask;
 	int acc = resp->attr.access;
 
 	if (mask & (SROCE_MASK_WRITE | SROCE_MASK_ATOMIC_WRITE))
@@ -340,6 +359,8 @@ static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
 		return acc & IB_ACCESS_REMOTE_READ;
 	if (mask & SROCE_MASK_ATOMIC)
 		return acc & IB_ACCESS_REMOTE_ATOMIC;
+	if (mask & SROCE_MASK_FLUSH)
+		return sroce_resp_flush_allowed(resp, pkt);
 	return true;
 }
 
@@ -604,7 +625,7 @@ static void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
 	resp->nak_sent = false;
 	if (!sroce_resp_xrc_get(qp, pkt) ||
 	    !sroce_resp_op_seq_ok(resp, pkt->mask) ||
-	    !sroce_resp_op_allowed(resp, pkt->mask)) {
+	    !sroce_resp_op_allowed(resp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		ret = SROCE_RESP_NAK_INV;
 	} else {
@@ -750,7 +771,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		}
 	}
-	if (!sroce_resp_op_allowed(resp, pkt->mask)) {
+	if (!sroce_resp_op_allowed(resp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		ret = SROCE_RESP_NAK_INV;
 	} else if (pkt->mask & SROCE_MASK_SEND) {
