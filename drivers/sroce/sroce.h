@@ -143,6 +143,15 @@
 #define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	4096
 #define SROCE_MCG_HASH_BITS	6
 
+/*
+ * Kernel memory a verb allocates on its caller's behalf, sized by the
+ * caller (a send queue's per-WQE state): charged to the caller's memory
+ * cgroup, and beyond its limit (or when memory is short) refused with
+ * -ENOMEM, without waking the OOM killer or warning.
+ */
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+
 /* ------------------------------------------------------------------ */
 /* Counters (rdma statistic), one set per device                       */
 /* ------------------------------------------------------------------ */

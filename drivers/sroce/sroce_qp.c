@@ -763,7 +763,9 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  * @attr: attributes
  * @mask: IB_QP_* bits naming the valid attributes
  *
- * Validates the values, then, under @qp->state_lock, the transition and the
+ * Validates the values and allocates the responder resources a new
+ * max_dest_rd_atomic asks for (on the caller's memory cgroup), then, under
+ * @qp->state_lock, the transition and the
  * mask against the IBTA tables; stores the attributes, moves the state and
  * lets the data path pick up PSNs and reset itself (sroce_dp_modify(),
  * which also forgets the congestion control state on a move to RESET).
@@ -771,10 +773,12 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  * flushed.
  * Context: process.
  * Return: 0, -EOPNOTSUPP (alternate path, non-standard bits), -EINVAL (bad
- * value, transition or mask; path MTU above the port's).
+ * value, transition or mask; path MTU above the port's), -ENOMEM (the
+ * responder resources of max_dest_rd_atomic).
  */
 int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 {
+	struct sroce_resp_res *res = NULL;
 	enum ib_qp_state cur, next;
 	struct sroce_av av = {};
 	unsigned long flags;
@@ -786,18 +790,18 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 		return -EOPNOTSUPP;
 
 	err = sroce_qp_check_attr(qp, attr, mask);
-	if (err)
-		return err;
-	if (mask & IB_QP_AV) {
+	if (!err && (mask & IB_QP_AV))
 		err = sroce_qp_check_av(qp, &attr->ah_attr, &av);
-		if (err)
-			return err;
-	}
+	if (!err)
+		res = sroce_resp_res_alloc(qp, attr, mask);
+	if (err || IS_ERR(res))
+		return err ?: PTR_ERR(res);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = sroce_qp_states(qp, attr, mask, &cur, &next);
 	if (err) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
+		kfree(res);
 		ibdev_dbg(qp->ibqp.device,
 			  "qp#%u %s -> %s mask %#x refused\n", sroce_qpn(qp),
 			  sroce_qp_state_name(cur), sroce_qp_state_name(next),
@@ -810,7 +814,9 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
 	sroce_qp_set_state(qp, next);
 	sroce_dp_modify(qp, mask, cur);
+	sroce_resp_res_offer(qp, mask, &res);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	kfree(res);	/* resources an earlier modify offered, never taken */
 
 	if (cur != next) {
 		ibdev_dbg(qp->ibqp.device, "qp#%u %s -> %s\n", sroce_qpn(qp),

@@ -191,6 +191,10 @@ struct sroce_resp_attr {
  * @pend_reset: set by sroce_resp_modify() on a move to RESET
  * @pend_psn: set by sroce_resp_modify() when rq_psn was given
  * @pend_psn_val: that rq_psn
+ * @pend_res: set by sroce_resp_res_offer() when max_dest_rd_atomic was
+ *	given: the responder resources for it (NULL for none), allocated by
+ *	the verb on its caller's account, for the run to take up
+ * @pend_res_set: @pend_res is to be taken up
  */
 struct sroce_resp {
 	struct sroce_resp_attr attr;
@@ -216,6 +220,8 @@ struct sroce_resp {
 	bool pend_reset;
 	bool pend_psn;
 	u32 pend_psn_val;
+	struct sroce_resp_res *pend_res;
+	bool pend_res_set;
 };
 
 /* Response packets of an RDMA READ of @len bytes at path MTU @mtu. */
@@ -234,6 +240,13 @@ int sroce_resp_queue_atomic(struct sroce_qp *qp, u16 res, u32 psn);
 void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn);
 void sroce_resp_out_clear(struct sroce_qp *qp);
 bool sroce_resp_push(struct sroce_qp *qp, int budget);
+
+/* Responder resources, allocated by modify_qp (sroce_resp.c) */
+struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_qp *qp,
+					    const struct ib_qp_attr *attr,
+					    int mask);
+void sroce_resp_res_offer(struct sroce_qp *qp, int mask,
+			  struct sroce_resp_res **res);
 
 /* Request handling (sroce_resp.c), called back by the queue */
 void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
