@@ -1124,7 +1124,6 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-	atomic_set(&dev->mr_key_gen, 0x5a);
 	sroce_res_init(dev, sroce_fx_no_limits);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;

@@ -536,12 +536,44 @@ static void sroce_fr_other_pd_probe_test(struct kunit *test)
 	sroce_fr_fix_done(f);
 }
 
+/*
+ * Never the same key byte twice in a row at an index: when a
+ * fast-register MR is freed and its index taken again, the new MR's key
+ * byte differs from the one the old MR's last IB_WR_REG_MR put in effect
+ * (the rkey a peer may still hold), whatever byte that was.
+ */
+static void sroce_fr_index_reuse_test(struct kunit *test)
+{
+	struct sroce_fr_fix *f = sroce_fr_fix(test, 16);
+	u32 i, idx, last;
+
+	KUNIT_ASSERT_NOT_NULL(test, f->mr);
+	for (i = 0; i < 64; i++) {
+		idx = f->mr->key >> 8;
+		last = sroce_fr_next_key(f->mr->key, 1);
+		KUNIT_ASSERT_EQ(test, sroce_fr_map(f, &sroce_fr_two_pages), 1);
+		KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(f->dev, &f->pd, f->mr,
+							last, LW), 0);
+		sroce_mr_destroy(f->mr);
+		/* make the cyclic allocator hand out the same index again */
+		f->dev->next_mr_idx = idx;
+		f->mr = kzalloc(sizeof(*f->mr), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, f->mr);
+		KUNIT_ASSERT_EQ(test, sroce_mr_init_fast(f->dev, f->mr, &f->pd,
+							 16), 0);
+		KUNIT_EXPECT_EQ(test, f->mr->key >> 8, idx);
+		KUNIT_EXPECT_NE_MSG(test, f->mr->key, last, "round %u", i);
+	}
+	sroce_fr_fix_done(f);
+}
+
 static struct kunit_case sroce_fr_cases[] = {
 	KUNIT_CASE_PARAM(sroce_fr_map_test, sroce_fr_map_gen_params),
 	KUNIT_CASE(sroce_fr_alloc_limits_test),
 	KUNIT_CASE_PARAM(sroce_fr_key_test, sroce_fr_key_gen_params),
 	KUNIT_CASE(sroce_fr_cycle_test),
 	KUNIT_CASE(sroce_fr_other_pd_probe_test),
+	KUNIT_CASE(sroce_fr_index_reuse_test),
 	{}
 };
 

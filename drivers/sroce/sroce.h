@@ -249,7 +249,10 @@ struct sroce_cc_np_budget {
  *	responders of XRC TGT QPs (sroce_srq.c)
  * @mr_xa: key index -> struct sroce_mr
  * @ah_xa: AH number -> struct sroce_ah (user AHs named in UD WQEs)
- * @mr_key_gen: rotates the low byte of keys (never reused right away)
+ * @mr_key_hist: the key byte each index of @mr_xa had last, so that the
+ *	next registration there draws another (sroce_mr.c): pages of bytes
+ *	allocated as the index allocator reaches them, NULL until the first
+ *	registration, freed by sroce_mr_dev_drain()
  * @mr_free: deregistered MRs whose last reference is gone, to be freed
  *	by @mr_free_work (sroce_mr.c)
  * @mr_free_work: frees @mr_free in process context
@@ -284,7 +287,7 @@ struct sroce_dev {
 	u32 next_srqn;
 	struct xarray mr_xa;
 	u32 next_mr_idx;
-	atomic_t mr_key_gen;
+	u8 **mr_key_hist;
 	struct llist_head mr_free;
 	struct work_struct mr_free_work;
 	atomic_t mr_zombies;

@@ -5,9 +5,12 @@
  *
  * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 .. 2^24-1)
  * comes from a cyclic xarray allocation in dev->mr_xa, so a lookup is one
- * xa_load(); the key byte comes from a per-device generation counter, so a
- * stale key (of a deregistered MR whose index was reused) does not match
- * the new MR.  Lookups compare @key, the key in effect: a fast-register
+ * xa_load() and an index comes back only after all the others were
+ * handed out.  The key byte is drawn at random, so one key tells nothing
+ * of the next, but never the byte the index had last (dev->mr_key_hist
+ * keeps it: the key in effect when the index was freed), so a stale key
+ * (of a deregistered MR whose index was reused) never matches the new MR.
+ * Lookups compare @key, the key in effect: a fast-register
  * MR (ib_alloc_mr()) gets its key byte from each IB_WR_REG_MR, whose
  * owner sets ibmr's keys ahead of it (ib_update_fast_reg_key()).
  *
@@ -40,6 +43,7 @@
 
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -80,6 +84,74 @@
 #define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE | \
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
+
+/* Indices whose last key byte one page of dev->mr_key_hist keeps. */
+#define SROCE_MR_HIST_CHUNK	PAGE_SIZE
+#define SROCE_MR_HIST_CHUNKS	DIV_ROUND_UP(SROCE_MR_MAX_INDEX + 1, \
+					     SROCE_MR_HIST_CHUNK)
+
+/*
+ * Install @new (zeroed, or NULL) at @slot unless another thread did
+ * first: what is there then.  Release: a reader that sees the pointer
+ * sees the zeroes.
+ */
+static void *sroce_mr_hist_install(void **slot, void *new)
+{
+	void *old = cmpxchg_release(slot, NULL, new);
+
+	if (!old)
+		return new;
+	kvfree(new);
+	return old;
+}
+
+/*
+ * The byte of dev->mr_key_hist for index @idx, its page allocated first
+ * when @alloc (process context); NULL when it is missing.
+ */
+static u8 *sroce_mr_hist_byte(struct sroce_dev *dev, u32 idx, bool alloc)
+{
+	/* acquire: pairs with the release of sroce_mr_hist_install() */
+	u8 **dir = smp_load_acquire(&dev->mr_key_hist);
+	u32 c = idx / SROCE_MR_HIST_CHUNK;
+	u8 *page;
+
+	if (!dir && alloc)
+		dir = sroce_mr_hist_install((void **)&dev->mr_key_hist,
+					    kvcalloc(SROCE_MR_HIST_CHUNKS,
+						     sizeof(*dir), GFP_KERNEL));
+	if (!dir)
+		return NULL;
+	page = smp_load_acquire(&dir[c]);	/* as @dir */
+	if (!page && alloc)
+		page = sroce_mr_hist_install((void **)&dir[c],
+					     kzalloc(SROCE_MR_HIST_CHUNK,
+						     GFP_KERNEL));
+	return page ? &page[idx % SROCE_MR_HIST_CHUNK] : NULL;
+}
+
+/* Forget every index's last key byte: the device's MRs are all gone. */
+static void sroce_mr_hist_free(struct sroce_dev *dev)
+{
+	u8 **dir = dev->mr_key_hist;
+	u32 c;
+
+	if (!dir)
+		return;
+	for (c = 0; c < SROCE_MR_HIST_CHUNKS; c++)
+		kfree(dir[c]);
+	kvfree(dir);
+	dev->mr_key_hist = NULL;
+}
+
+/* Note the key byte an index had last, before the index is freed. */
+static void sroce_mr_key_retire(struct sroce_dev *dev, u32 key)
+{
+	u8 *last = sroce_mr_hist_byte(dev, key >> SROCE_MR_KEY_SHIFT, false);
+
+	if (last)
+		WRITE_ONCE(*last, key & SROCE_MR_KEY_BYTE);
+}
 
 /*
  * Unpin and free a deregistered MR nobody references; a window a bind
@@ -136,13 +208,15 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_init);
  * @dev: device whose QPs are all destroyed (so no MR reference is left)
  *
  * Bounded: waits only for the free work already queued, which does not
- * sleep on anything a peer controls.
+ * sleep on anything a peer controls.  Then forgets the key bytes the
+ * indices had last (dev->mr_key_hist): no key of the device is left.
  * Context: process, may sleep.
  */
 void sroce_mr_dev_drain(struct sroce_dev *dev)
 {
 	flush_work(&dev->mr_free_work);
 	WARN_ON_ONCE(atomic_read(&dev->mr_zombies));
+	sroce_mr_hist_free(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_drain);
 
@@ -206,11 +280,13 @@ static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
 
 /*
  * Reserve an index and make the keys; the MR is not visible to lookups
- * until sroce_mr_publish().
+ * until sroce_mr_publish().  The key byte is random, never the one the
+ * index had last.
  */
 static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
-	u32 idx, key;
+	u32 idx, key, byte;
+	u8 *last;
 	int err;
 
 	err = xa_alloc_cyclic(&dev->mr_xa, &idx, NULL,
@@ -218,9 +294,16 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 			      &dev->next_mr_idx, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
-
-	key = (idx << SROCE_MR_KEY_SHIFT) |
-	      ((u32)atomic_inc_return(&dev->mr_key_gen) & SROCE_MR_KEY_BYTE);
+	last = sroce_mr_hist_byte(dev, idx, true);
+	if (!last) {
+		xa_erase(&dev->mr_xa, idx);
+		return -ENOMEM;
+	}
+	/* 255 bytes to draw from: skip the last one */
+	byte = get_random_u32_below(SROCE_MR_KEY_BYTE);
+	if (byte >= READ_ONCE(*last))
+		byte++;
+	key = (idx << SROCE_MR_KEY_SHIFT) | byte;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->key = key;
@@ -230,8 +313,12 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 /* Frees the MR's index, unless a re-registration gave it to a successor. */
 static void sroce_mr_free_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
-	xa_cmpxchg(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT, mr, NULL,
-		   GFP_KERNEL);
+	u32 idx = mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT;
+
+	/* the key in effect: what a peer may still hold for this index */
+	if (xa_load(&dev->mr_xa, idx) == mr)
+		sroce_mr_key_retire(dev, READ_ONCE(mr->key));
+	xa_cmpxchg(&dev->mr_xa, idx, mr, NULL, GFP_KERNEL);
 }
 
 /* Make a fully initialised MR visible to sroce_mr_lookup(). */
@@ -522,6 +609,7 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 	struct sroce_dev *dev = old->dev;
 	u32 key = old->ibmr.lkey;
 
+	sroce_mr_key_retire(dev, mr->key);
 	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
