@@ -288,17 +288,26 @@ void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
 /*
  * Has the consumer taken every CQE of @cq?  User CQs and IB_POLL_DIRECT
  * ones are polled when their owner pleases: not waited for; XRC QPs lack
- * one or both.
+ * one or both.  The ring's header and index are read under the CQ lock,
+ * which sroce_cq_swap_ring() holds: a resize_cq racing with the device's
+ * failure swaps them whole, and frees the old ring only after.
  */
-static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
+VISIBLE_IF_KUNIT bool sroce_fatal_cq_taken(struct sroce_cq *cq)
 {
-	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
-	    !cq->queue.hdr)
+	struct sroce_queue_hdr *hdr;
+	unsigned long flags;
+	bool taken;
+
+	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT)
 		return true;
-	/* pairs with the release store of sroce_poll_cq() */
-	return smp_load_acquire(&cq->queue.hdr->consumer) ==
-	       READ_ONCE(cq->queue.kidx);
+	spin_lock_irqsave(&cq->lock, flags);
+	hdr = cq->queue.hdr;
+	/* acquire: pairs with the release store of sroce_poll_cq() */
+	taken = !hdr || smp_load_acquire(&hdr->consumer) == cq->queue.kidx;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return taken;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_fatal_cq_taken);
 
 static bool sroce_fatal_qp_taken(struct sroce_qp *qp)
 {
