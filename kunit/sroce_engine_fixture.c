@@ -1073,6 +1073,8 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 		break;
 	case SROCE_FX_HOLD:
 	case SROCE_FX_RELEASE:
+	case SROCE_FX_RESP_HOLD:
+	case SROCE_FX_RESP_RELEASE:
 	case SROCE_FX_REOPEN:
 		sroce_fx_step_run(fx, s, i);
 		break;
@@ -1423,11 +1425,30 @@ static int sroce_fx_to_rts(struct sroce_fx *fx)
 }
 
 /*
+ * Take the responder's RUNNING bit, waiting out a run in progress (a
+ * pushed-back response is retried from a timer).
+ */
+static void sroce_fx_resp_hold(struct sroce_fx *fx, int i)
+{
+	unsigned long *flags = &fx->qp->dp.flags;
+	int n;
+
+	for (n = 0; n < 1000; n++) {
+		if (!test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, flags))
+			return;
+		usleep_range(20, 50);
+	}
+	KUNIT_FAIL(fx->test, "step %d: the responder's run never ends", i);
+}
+
+/*
  * HOLD takes the send side's RUNNING bit as a run on another CPU owns
  * it: kicks, doorbells and the work leave the send side alone (they
  * leave a KICK) until RELEASE gives it back and rings the doorbell.
- * REOPEN takes the QP through RESET back to RTS with the case's
- * attributes.
+ * RESP_HOLD and RESP_RELEASE do the same to the responder: requests
+ * wait in its receive backlog, pushed-back responses are not retried,
+ * until the QP's work runs it again.  REOPEN takes the QP through RESET
+ * back to RTS with the case's attributes.
  */
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i)
@@ -1445,6 +1466,13 @@ static void sroce_fx_step_run(struct sroce_fx *fx,
 	case SROCE_FX_RELEASE:
 		clear_bit_unlock(SROCE_DP_RUNNING, flags);
 		sroce_dp_doorbell(fx->qp);
+		break;
+	case SROCE_FX_RESP_HOLD:
+		sroce_fx_resp_hold(fx, i);
+		break;
+	case SROCE_FX_RESP_RELEASE:
+		clear_bit_unlock(SROCE_DP_RESP_RUNNING, flags);
+		sroce_qp_schedule(fx->qp);
 		break;
 	default:
 		err = sroce_fx_modify(fx, &(struct ib_qp_attr){

@@ -137,6 +137,8 @@ enum sroce_fx_kind {
 	SROCE_FX_CONGEST,	/* the next .n transmissions: NET_XMIT_CN */
 	SROCE_FX_HOLD,		/* a send-side run is in progress elsewhere */
 	SROCE_FX_RELEASE,	/* that run ends; ring the doorbell */
+	SROCE_FX_RESP_HOLD,	/* a responder run is in progress elsewhere */
+	SROCE_FX_RESP_RELEASE,	/* that run ends; the QP's work runs */
 	SROCE_FX_REOPEN,	/* modify_qp RESET, INIT, RTR, RTS (the case's) */
 	SROCE_FX_DEV_FATAL,	/* the device fails (its netdev is going) */
 	SROCE_FX_DRAIN,		/* drain_sq, drain_rq; no other WQE outstanding */
@@ -312,6 +314,8 @@ void sroce_fx_run(struct kunit *test);
 #define FX_CONGEST(v)	{ .kind = SROCE_FX_CONGEST, .n = (v) }
 #define FX_HOLD()	{ .kind = SROCE_FX_HOLD }
 #define FX_RELEASE()	{ .kind = SROCE_FX_RELEASE }
+#define FX_RESP_HOLD()	{ .kind = SROCE_FX_RESP_HOLD }
+#define FX_RESP_RELEASE() { .kind = SROCE_FX_RESP_RELEASE }
 #define FX_REOPEN()	{ .kind = SROCE_FX_REOPEN }
 #define FX_DEV_FATAL()	{ .kind = SROCE_FX_DEV_FATAL }
 #define FX_DRAIN()	{ .kind = SROCE_FX_DRAIN }

@@ -56,16 +56,16 @@
 
 /*
  * The READ's first response went out, the network pushes back the next
- * one; the binding ends (the steps ...); once the network takes packets
- * again the stream stops with a remote access error NAK at the PSN it
- * reached.
+ * one; while the responder is held (not retrying: its NAK would be pushed
+ * back too, and lost) the binding ends (the steps ...); the network takes
+ * packets again, the responder runs, and the stream stops with a remote
+ * access error NAK (MSN @m) at the PSN it reached.
  */
-#define RD_CUT(k, ...) \
-	FX_STEPS(FX_MW(k, SROCE_FX_MW_BIND), FX_BLOCK_AFTER(1), RD_REQ(k), \
-		 RD_FIRST_OUT, FX_NO_TX(), __VA_ARGS__, FX_UNBLOCK(), \
-		 FX_WAIT(5), FX_NAKED(1, FX_NAK_ACC, 1), \
-		 FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1), \
-		 FX_STATE(IB_QPS_ERR))
+#define RD_CUT(k, m, ...) \
+	FX_MW(k, SROCE_FX_MW_BIND), FX_BLOCK_AFTER(1), RD_REQ(k), \
+	RD_FIRST_OUT, FX_NO_TX(), FX_RESP_HOLD(), __VA_ARGS__, FX_UNBLOCK(), \
+	FX_RESP_RELEASE(), FX_NAKED(1, FX_NAK_ACC, m), \
+	FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1), FX_STATE(IB_QPS_ERR)
 
 static const struct sroce_fx_case sroce_resp_mw_cases[] = {
 	/* ---- the windows grant their bytes while bound ---- */
@@ -147,37 +147,33 @@ static const struct sroce_fx_case sroce_resp_mw_cases[] = {
 	{
 		.name = "rc_read_mw2_local_inv_mid_stream",
 		.type = IB_QPT_RC,
-		.steps = RD_CUT(MW2, FX_MW(MW2, SROCE_FX_MW_LINV)),
+		.steps = FX_STEPS(RD_CUT(MW2, 1, FX_MW(MW2, SROCE_FX_MW_LINV))),
 	},
 	{
 		/*
-		 * The peer's own SEND with Invalidate, behind its READ: the
-		 * stream stops at the responder's next try, which is the
-		 * SEND's own run, while the network still pushes back; its
-		 * NAK, best effort as the connection goes down, is lost then
+		 * the peer's own SEND with Invalidate, behind its READ: taken
+		 * by the responder's run before the stream goes on
 		 */
 		.name = "rc_read_mw2_send_inv_mid_stream",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(FX_MW(MW2, SROCE_FX_MW_BIND),
-			FX_BLOCK_AFTER(1), RD_REQ(MW2), RD_FIRST_OUT,
-			FX_RECV(.n = 1),
+		.steps = FX_STEPS(RD_CUT(MW2, 2, FX_RECV(.n = 1),
 			FX_RX(.op = OP_RC(SEND_ONLY_WITH_INVALIDATE), .psn = 3,
 			      .len = 8, .key = MW2),
+			FX_NO_CQE()),
 			FX_RCQE(.wr = 0x100, .wc_op = IB_WC_RECV, .len = 8,
-				.wcf = IB_WC_WITH_INVALIDATE, .key = MW2),
-			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 1),
-			FX_STATE(IB_QPS_ERR), FX_UNBLOCK(), FX_WAIT(5),
-			FX_NO_TX()),
+				.wcf = IB_WC_WITH_INVALIDATE, .key = MW2)),
 	},
 	{
 		.name = "rc_read_mw1_rebind_mid_stream",
 		.type = IB_QPT_RC,
-		.steps = RD_CUT(MW1, FX_MW(MW1, SROCE_FX_MW_REBIND)),
+		.steps = FX_STEPS(RD_CUT(MW1, 1,
+					 FX_MW(MW1, SROCE_FX_MW_REBIND))),
 	},
 	{
 		.name = "rc_read_mw1_dealloc_mid_stream",
 		.type = IB_QPT_RC,
-		.steps = RD_CUT(MW1, FX_MW(MW1, SROCE_FX_MW_DEALLOC)),
+		.steps = FX_STEPS(RD_CUT(MW1, 1,
+					 FX_MW(MW1, SROCE_FX_MW_DEALLOC))),
 	},
 };
 

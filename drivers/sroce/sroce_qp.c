@@ -172,6 +172,7 @@ void sroce_qp_schedule(struct sroce_qp *qp)
 	if (!queue_work(sroce_wq, &qp->work))
 		sroce_qp_put(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_schedule);
 
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
