@@ -834,16 +834,20 @@ static void sroce_fx_step_mem(struct sroce_fx *fx, const struct sroce_fx_step *s
 			    s->buf, k);
 }
 
-/* BLOCK (after .n), UNBLOCK, PUSHBACK (.n) */
+/* BLOCK (after .n), UNBLOCK, PUSHBACK (.n), CONGEST (.n) */
 static void sroce_fx_set_block(struct sroce_fx *fx,
 			       const struct sroce_fx_step *s)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&fx->lock, flags);
-	fx->blocked = s->kind == SROCE_FX_BLOCK;
-	fx->allow = fx->blocked ? s->n : 0;
-	fx->pushback = s->kind == SROCE_FX_PUSHBACK ? s->n : 0;
+	if (s->kind == SROCE_FX_CONGEST) {
+		fx->congest = s->n;
+	} else {
+		fx->blocked = s->kind == SROCE_FX_BLOCK;
+		fx->allow = fx->blocked ? s->n : 0;
+		fx->pushback = s->kind == SROCE_FX_PUSHBACK ? s->n : 0;
+	}
 	spin_unlock_irqrestore(&fx->lock, flags);
 }
 
@@ -1004,6 +1008,13 @@ static int sroce_fx_mw_op(struct sroce_fx *fx, const struct sroce_fx_step *s)
 	return sroce_mw_bind(&fx->dev, &fx->pd, sroce_qpn(fx->qp), &b);
 }
 
+static void sroce_fx_step_mw(struct sroce_fx *fx,
+			     const struct sroce_fx_step *s, int i)
+{
+	KUNIT_EXPECT_EQ_MSG(fx->test, sroce_fx_mw_op(fx, s), s->err,
+			    "step %d: window %u, operation %u", i, s->key, s->n);
+}
+
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i);
 
@@ -1061,33 +1072,23 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	case SROCE_FX_BLOCK:
 	case SROCE_FX_UNBLOCK:
 	case SROCE_FX_PUSHBACK:
+	case SROCE_FX_CONGEST:
 		sroce_fx_set_block(fx, s);
 		break;
 	case SROCE_FX_WAIT:
 		msleep(s->n);
-		break;
-	case SROCE_FX_CONGEST:
-		spin_lock_irq(&fx->lock);
-		fx->congest = s->n;
-		spin_unlock_irq(&fx->lock);
 		break;
 	case SROCE_FX_HOLD:
 	case SROCE_FX_RELEASE:
 	case SROCE_FX_RESP_HOLD:
 	case SROCE_FX_RESP_RELEASE:
 	case SROCE_FX_REOPEN:
+	case SROCE_FX_DEV_FATAL:
+	case SROCE_FX_DRAIN:
 		sroce_fx_step_run(fx, s, i);
 		break;
-	case SROCE_FX_DEV_FATAL:
-		sroce_dev_set_fatal(&fx->dev);
-		break;
-	case SROCE_FX_DRAIN:
-		sroce_fx_drain(fx);
-		break;
 	case SROCE_FX_MW:
-		KUNIT_EXPECT_EQ_MSG(fx->test, sroce_fx_mw_op(fx, s), s->err,
-				    "step %d: window %u, operation %u", i,
-				    s->key, s->n);
+		sroce_fx_step_mw(fx, s, i);
 		break;
 	default:
 		sroce_fx_step_check(fx, s, i);
@@ -1448,7 +1449,8 @@ static void sroce_fx_resp_hold(struct sroce_fx *fx, int i)
  * RESP_HOLD and RESP_RELEASE do the same to the responder: requests
  * wait in its receive backlog, pushed-back responses are not retried,
  * until the QP's work runs it again.  REOPEN takes the QP through RESET
- * back to RTS with the case's attributes.
+ * back to RTS with the case's attributes.  DEV_FATAL fails the device,
+ * DRAIN drains the QP.
  */
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i)
@@ -1473,6 +1475,12 @@ static void sroce_fx_step_run(struct sroce_fx *fx,
 	case SROCE_FX_RESP_RELEASE:
 		clear_bit_unlock(SROCE_DP_RESP_RUNNING, flags);
 		sroce_qp_schedule(fx->qp);
+		break;
+	case SROCE_FX_DEV_FATAL:
+		sroce_dev_set_fatal(&fx->dev);
+		break;
+	case SROCE_FX_DRAIN:
+		sroce_fx_drain(fx);
 		break;
 	default:
 		err = sroce_fx_modify(fx, &(struct ib_qp_attr){
