@@ -14,6 +14,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
+#include <linux/scatterlist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -51,10 +52,13 @@
  * @xrcd: XRC TGT QP: its XRC domain and another one
  * @srq: XRC TGT QP: the XRC SRQs, by enum sroce_fx_srq
  * @mr: DMA MRs, by enum sroce_fx_key
+ * @frmr: FX_MW: the fast-register MR over @buf the windows bind to
+ * @mw: FX_MW: the type 1 and the type 2B window (SROCE_FX_KEY_MW1, _MW2)
  * @buf: SROCE_FX_BUF_SIZE bytes all SGEs and RETH VAs point into
  * @tx: packets sent (private copies, BTH at skb->data)
- * @lock: protects @blocked, @pushback and @congest
- * @blocked: every transmission is pushed back
+ * @lock: protects @blocked, @allow, @pushback and @congest
+ * @blocked: every transmission is pushed back (once @allow went out)
+ * @allow: transmissions still let through while @blocked
  * @pushback: transmissions still to push back
  * @congest: transmissions still to send with NET_XMIT_CN
  * @fatal: IB_EVENT_QP_FATAL events seen
@@ -76,10 +80,13 @@ struct sroce_fx {
 	struct ib_xrcd *xrcd[2];
 	struct sroce_srq *srq[SROCE_FX_NUM_SRQ];
 	struct ib_mr *mr[SROCE_FX_NUM_MR];
+	struct ib_mr *frmr;
+	struct sroce_mw *mw[2];
 	u8 *buf;
 	struct sk_buff_head tx;
-	spinlock_t lock;	/* @blocked, @pushback, @congest */
+	spinlock_t lock;	/* @blocked, @allow, @pushback, @congest */
 	bool blocked;
+	u32 allow;
 	u32 pushback;
 	u32 congest;
 	atomic_t fatal;
@@ -104,9 +111,11 @@ static int sroce_fx_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	bool push, cn;
 
 	spin_lock_irqsave(&fx->lock, flags);
-	push = fx->blocked || fx->pushback;
+	push = fx->pushback || (fx->blocked && !fx->allow);
 	if (fx->pushback)
 		fx->pushback--;
+	else if (!push && fx->blocked)
+		fx->allow--;
 	cn = !push && fx->congest;
 	if (cn)
 		fx->congest--;
@@ -142,6 +151,12 @@ static void sroce_fx_settle(struct sroce_fx *fx)
 
 static u32 sroce_fx_key(struct sroce_fx *fx, u8 key)
 {
+	struct sroce_mw *mw = NULL;
+
+	if (key == SROCE_FX_KEY_MW1 || key == SROCE_FX_KEY_MW2)
+		mw = fx->mw[key - SROCE_FX_KEY_MW1];
+	if (mw)		/* the rkey in effect: binds change it */
+		return READ_ONCE(mw->win->key);
 	if (key >= SROCE_FX_NUM_MR)
 		return fx->mr[SROCE_FX_KEY_MR]->rkey ^ 0x80;
 	return fx->mr[key]->rkey;
@@ -820,13 +835,20 @@ static void sroce_fx_step_mem(struct sroce_fx *fx, const struct sroce_fx_step *s
 			    s->buf, k);
 }
 
-static void sroce_fx_set_block(struct sroce_fx *fx, bool blocked, u32 n)
+/* BLOCK (after .n), UNBLOCK, PUSHBACK (.n), CONGEST (.n) */
+static void sroce_fx_set_block(struct sroce_fx *fx,
+			       const struct sroce_fx_step *s)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&fx->lock, flags);
-	fx->blocked = blocked;
-	fx->pushback = n;
+	if (s->kind == SROCE_FX_CONGEST) {
+		fx->congest = s->n;
+	} else {
+		fx->blocked = s->kind == SROCE_FX_BLOCK;
+		fx->allow = fx->blocked ? s->n : 0;
+		fx->pushback = s->kind == SROCE_FX_PUSHBACK ? s->n : 0;
+	}
 	spin_unlock_irqrestore(&fx->lock, flags);
 }
 
@@ -908,6 +930,121 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory windows (FX_MW)                                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The fast-register MR the windows bind to: @buf whole, local write and
+ * MW_BIND, registered as IB_WR_REG_MR would (the buffer is vmalloc'ed:
+ * with the core's virtual DMA a block's DMA address is its kernel VA).
+ */
+static int sroce_fx_create_frmr(struct sroce_fx *fx)
+{
+	struct scatterlist sg;
+	unsigned int off = 0;
+	struct sroce_mr *mr;
+	struct ib_mr *ibmr;
+	u32 key;
+
+	ibmr = sroce_dev_ops.alloc_mr(&fx->pd.ibpd, IB_MR_TYPE_MEM_REG,
+				      SROCE_FX_BUF_SIZE / PAGE_SIZE);
+	if (IS_ERR(ibmr))
+		return PTR_ERR(ibmr);
+	fx->frmr = ibmr;
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = sroce_fx_va(fx, 0);
+	sg_dma_len(&sg) = SROCE_FX_BUF_SIZE;
+	if (sroce_dev_ops.map_mr_sg(ibmr, &sg, 1, &off) != 1)
+		return -EINVAL;
+	mr = to_sroce_mr(ibmr);
+	key = (mr->key & ~0xffU) | ((mr->key + 1) & 0xff);
+	return sroce_mr_fast_reg(&fx->dev, &fx->pd, mr, key,
+				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
+}
+
+/* Window @k of the QP's PD, allocated as ibv_alloc_mw() does. */
+static int sroce_fx_create_mw(struct sroce_fx *fx, u32 k)
+{
+	struct sroce_mw *mw;
+	int err;
+
+	if (!fx->frmr) {
+		err = sroce_fx_create_frmr(fx);
+		if (err)
+			return err;
+	}
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw)
+		return -ENOMEM;
+	mw->ibmw.device = &fx->dev.ib_dev;
+	mw->ibmw.pd = &fx->pd.ibpd;
+	mw->ibmw.type = k ? IB_MW_TYPE_2 : IB_MW_TYPE_1;
+	err = sroce_dev_ops.alloc_mw(&mw->ibmw, NULL);
+	if (err) {
+		kfree(mw);
+		return err;
+	}
+	fx->mw[k] = mw;
+	return 0;
+}
+
+static void sroce_fx_dealloc_mw(struct sroce_fx *fx, u32 k)
+{
+	sroce_dev_ops.dealloc_mw(&fx->mw[k]->ibmw);
+	kfree(fx->mw[k]);
+	fx->mw[k] = NULL;
+}
+
+/*
+ * An FX_MW step, carried out with the functions the requester runs for
+ * IB_WR_BIND_MW and IB_WR_LOCAL_INV WQEs of the QP (or the verb).
+ * Return: what they return.
+ */
+static int sroce_fx_mw_op(struct sroce_fx *fx, const struct sroce_fx_step *s)
+{
+	u32 k = s->key - SROCE_FX_KEY_MW1;
+	struct sroce_mw_bind b = {};
+	int err;
+
+	if (k >= ARRAY_SIZE(fx->mw))
+		return -ENOENT;
+	if (!fx->mw[k] && s->n == SROCE_FX_MW_BIND) {
+		err = sroce_fx_create_mw(fx, k);
+		if (err)
+			return err;
+	}
+	if (!fx->mw[k])
+		return -ENOENT;
+	b.mw_rkey = READ_ONCE(fx->mw[k]->win->key);
+	switch (s->n) {
+	case SROCE_FX_MW_LINV:
+		return sroce_mr_local_inv(&fx->dev, &fx->pd, b.mw_rkey,
+					  sroce_qpn(fx->qp));
+	case SROCE_FX_MW_DEALLOC:
+		sroce_fx_dealloc_mw(fx, k);
+		return 0;
+	case SROCE_FX_MW_BIND:
+		b.length = SROCE_FX_BUF_SIZE;
+		break;
+	case SROCE_FX_MW_REBIND:
+		b.length = PAGE_SIZE;
+		break;
+	}
+	b.new_rkey = (b.mw_rkey & ~0xffU) | ((b.mw_rkey + 1) & 0xff);
+	b.mr_lkey = to_sroce_mr(fx->frmr)->key;
+	b.access = SROCE_MW_ACCESS;
+	b.addr = sroce_fx_va(fx, 0);
+	return sroce_mw_bind(&fx->dev, &fx->pd, sroce_qpn(fx->qp), &b);
+}
+
+static void sroce_fx_step_mw(struct sroce_fx *fx,
+			     const struct sroce_fx_step *s, int i)
+{
+	KUNIT_EXPECT_EQ_MSG(fx->test, sroce_fx_mw_op(fx, s), s->err,
+			    "step %d: window %u, operation %u", i, s->key, s->n);
+}
+
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i);
 
@@ -965,27 +1102,23 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	case SROCE_FX_BLOCK:
 	case SROCE_FX_UNBLOCK:
 	case SROCE_FX_PUSHBACK:
-		sroce_fx_set_block(fx, s->kind == SROCE_FX_BLOCK,
-				   s->kind == SROCE_FX_PUSHBACK ? s->n : 0);
+	case SROCE_FX_CONGEST:
+		sroce_fx_set_block(fx, s);
 		break;
 	case SROCE_FX_WAIT:
 		msleep(s->n);
 		break;
-	case SROCE_FX_CONGEST:
-		spin_lock_irq(&fx->lock);
-		fx->congest = s->n;
-		spin_unlock_irq(&fx->lock);
-		break;
 	case SROCE_FX_HOLD:
 	case SROCE_FX_RELEASE:
+	case SROCE_FX_RESP_HOLD:
+	case SROCE_FX_RESP_RELEASE:
 	case SROCE_FX_REOPEN:
+	case SROCE_FX_DEV_FATAL:
+	case SROCE_FX_DRAIN:
 		sroce_fx_step_run(fx, s, i);
 		break;
-	case SROCE_FX_DEV_FATAL:
-		sroce_dev_set_fatal(&fx->dev);
-		break;
-	case SROCE_FX_DRAIN:
-		sroce_fx_drain(fx);
+	case SROCE_FX_MW:
+		sroce_fx_step_mw(fx, s, i);
 		break;
 	default:
 		sroce_fx_step_check(fx, s, i);
@@ -1024,7 +1157,6 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-	atomic_set(&dev->mr_key_gen, 0x5a);
 	sroce_res_init(dev, sroce_fx_no_limits);
 	dev->port_state = IB_PORT_ACTIVE;
 	dev->mtu_cap = IB_MTU_1024;
@@ -1247,19 +1379,36 @@ static u8 sroce_fx_attr(u8 v, u8 def)
 	return v ?: def;
 }
 
+/*
+ * The flush rights of a case's access flags the core cannot pass sroce
+ * (6.1's has no such bits; no core passes FLUSH_PERSISTENT without
+ * persistent memory): given to the QP as a 6.2+ core would store them.
+ */
+#define SROCE_FX_QP_FLUSH	((SROCE_ACCESS_FLUSH_GLOBAL | \
+				  SROCE_ACCESS_FLUSH_PERSISTENT) & \
+				 ~SROCE_MR_ACCESS_FLUSH)
+
 static int sroce_fx_to_init(struct sroce_fx *fx)
 {
 	const struct sroce_fx_case *c = fx->c;
+	int access = c->access ?: SROCE_FX_ACCESS;
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT,
 		.port_num = 1,
 		.qkey = SROCE_FX_QKEY,
-		.qp_access_flags = c->access ?: SROCE_FX_ACCESS,
+		.qp_access_flags = access & ~SROCE_FX_QP_FLUSH,
 	};
 	int mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
+	int err;
 
 	mask |= c->type == IB_QPT_UD ? IB_QP_QKEY : IB_QP_ACCESS_FLAGS;
-	return sroce_fx_modify(fx, &attr, mask);
+	err = sroce_fx_modify(fx, &attr, mask);
+	if (!err && c->type != IB_QPT_UD) {
+		spin_lock_irq(&fx->qp->state_lock);
+		fx->qp->attr.qp_access_flags |= access & SROCE_FX_QP_FLUSH;
+		spin_unlock_irq(&fx->qp->state_lock);
+	}
+	return err;
 }
 
 static int sroce_fx_to_rtr(struct sroce_fx *fx)
@@ -1307,11 +1456,31 @@ static int sroce_fx_to_rts(struct sroce_fx *fx)
 }
 
 /*
+ * Take the responder's RUNNING bit, waiting out a run in progress (a
+ * pushed-back response is retried from a timer).
+ */
+static void sroce_fx_resp_hold(struct sroce_fx *fx, int i)
+{
+	unsigned long *flags = &fx->qp->dp.flags;
+	int n;
+
+	for (n = 0; n < 1000; n++) {
+		if (!test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, flags))
+			return;
+		usleep_range(20, 50);
+	}
+	KUNIT_FAIL(fx->test, "step %d: the responder's run never ends", i);
+}
+
+/*
  * HOLD takes the send side's RUNNING bit as a run on another CPU owns
  * it: kicks, doorbells and the work leave the send side alone (they
  * leave a KICK) until RELEASE gives it back and rings the doorbell.
- * REOPEN takes the QP through RESET back to RTS with the case's
- * attributes.
+ * RESP_HOLD and RESP_RELEASE do the same to the responder: requests
+ * wait in its receive backlog, pushed-back responses are not retried,
+ * until the QP's work runs it again.  REOPEN takes the QP through RESET
+ * back to RTS with the case's attributes.  DEV_FATAL fails the device,
+ * DRAIN drains the QP.
  */
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i)
@@ -1329,6 +1498,19 @@ static void sroce_fx_step_run(struct sroce_fx *fx,
 	case SROCE_FX_RELEASE:
 		clear_bit_unlock(SROCE_DP_RUNNING, flags);
 		sroce_dp_doorbell(fx->qp);
+		break;
+	case SROCE_FX_RESP_HOLD:
+		sroce_fx_resp_hold(fx, i);
+		break;
+	case SROCE_FX_RESP_RELEASE:
+		clear_bit_unlock(SROCE_DP_RESP_RUNNING, flags);
+		sroce_qp_schedule(fx->qp);
+		break;
+	case SROCE_FX_DEV_FATAL:
+		sroce_dev_set_fatal(&fx->dev);
+		break;
+	case SROCE_FX_DRAIN:
+		sroce_fx_drain(fx);
 		break;
 	default:
 		err = sroce_fx_modify(fx, &(struct ib_qp_attr){
@@ -1364,6 +1546,11 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 			sroce_dev_ops.dealloc_xrcd(fx->xrcd[k], NULL);
 			kfree(container_of(fx->xrcd[k], struct sroce_xrcd, ibxrcd));
 		}
+	for (k = 0; k < ARRAY_SIZE(fx->mw); k++)
+		if (fx->mw[k])
+			sroce_fx_dealloc_mw(fx, k);
+	if (fx->frmr)
+		sroce_dev_ops.dereg_mr(fx->frmr, NULL);
 	for (k = 0; k < SROCE_FX_NUM_MR; k++)
 		if (fx->mr[k])
 			sroce_dev_ops.dereg_mr(fx->mr[k], NULL);

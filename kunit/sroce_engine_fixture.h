@@ -78,6 +78,22 @@ enum sroce_fx_key {
 	SROCE_FX_KEY_FLUSH,	/* DMA MR, all remote access, FLUSH_GLOBAL */
 	SROCE_FX_NUM_MR,
 	SROCE_FX_KEY_BAD = SROCE_FX_NUM_MR,	/* no MR has it */
+	SROCE_FX_KEY_MW1,	/* the type 1 window of FX_MW steps */
+	SROCE_FX_KEY_MW2,	/* the type 2B window of FX_MW steps */
+};
+
+/*
+ * What an FX_MW step does to the window its .key names (IBTA 10.6.7).  The
+ * windows bind to one fast-register MR over the whole buffer (registered
+ * with local write and MW_BIND), in the QP's PD; the first BIND of a
+ * window allocates it.  Each step's return is checked against .err.
+ */
+enum sroce_fx_mw_op {
+	SROCE_FX_MW_BIND,	/* bind it over the whole buffer, all rights */
+	SROCE_FX_MW_REBIND,	/* type 1: bind again, to the first page only */
+	SROCE_FX_MW_UNBIND,	/* type 1: a zero-length bind */
+	SROCE_FX_MW_LINV,	/* type 2B: IB_WR_LOCAL_INV through the QP */
+	SROCE_FX_MW_DEALLOC,	/* ibv_dealloc_mw() */
 };
 
 /*
@@ -109,7 +125,7 @@ enum sroce_fx_kind {
 	SROCE_FX_STATE,		/* query_qp state is .n */
 	SROCE_FX_COUNT,		/* device counter .ctr is .n */
 	SROCE_FX_FATAL,		/* .n IB_EVENT_QP_FATAL events so far */
-	SROCE_FX_BLOCK,		/* every transmission pushed back (-EAGAIN) */
+	SROCE_FX_BLOCK,		/* all pushed back (-EAGAIN) after .n */
 	SROCE_FX_UNBLOCK,
 	SROCE_FX_PUSHBACK,	/* the next .n transmissions pushed back */
 	SROCE_FX_WAIT,		/* sleep .n ms, then flush the work */
@@ -121,12 +137,15 @@ enum sroce_fx_kind {
 	SROCE_FX_CONGEST,	/* the next .n transmissions: NET_XMIT_CN */
 	SROCE_FX_HOLD,		/* a send-side run is in progress elsewhere */
 	SROCE_FX_RELEASE,	/* that run ends; ring the doorbell */
+	SROCE_FX_RESP_HOLD,	/* a responder run is in progress elsewhere */
+	SROCE_FX_RESP_RELEASE,	/* that run ends; the QP's work runs */
 	SROCE_FX_REOPEN,	/* modify_qp RESET, INIT, RTR, RTS (the case's) */
 	SROCE_FX_DEV_FATAL,	/* the device fails (its netdev is going) */
 	SROCE_FX_DRAIN,		/* drain_sq, drain_rq; no other WQE outstanding */
 	SROCE_FX_SRQ_WQES,	/* XRC SRQ .srqn holds .n WQEs */
 	SROCE_FX_CWND,		/* the congestion window is .n PSNs */
 	SROCE_FX_ARMED,		/* packets to time out (.n 1), timer armed, or none */
+	SROCE_FX_MW,		/* window .key: enum sroce_fx_mw_op .n */
 };
 
 /**
@@ -138,7 +157,8 @@ enum sroce_fx_kind {
  * @sel: FETH selectivity level (RX, TX) or the WQE's flush_level
  *	(POST_WQE)
  * @syn: AETH syndrome (RX, TX of opcodes with an AETH)
- * @key: enum sroce_fx_key of the RETH/AtomicETH/IETH (RX) or SGE (POST_*)
+ * @key: enum sroce_fx_key of the RETH/AtomicETH/IETH (RX), SGE (POST_*)
+ *	or window (MW)
  * @srqn: enum sroce_fx_srq: the SRQ an XRC request's XRCETH names (RX),
  *	POST_RECV posts to on an XRC TGT QP, SRQ_WQES counts
  * @ackreq: BTH AckReq (RX, TX)
@@ -158,15 +178,16 @@ enum sroce_fx_kind {
  *	bytes (MEM*, SET_U64)
  * @data: pattern offset of an RX payload and of MEM
  * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL,
- *	SRQ_WQES; POST_WQE: SGEs, each .len bytes at .buf), state (MODIFY,
- *	STATE), milliseconds (WAIT)
+ *	SRQ_WQES; BLOCK: transmissions still let through; POST_WQE: SGEs,
+ *	each .len bytes at .buf), state (MODIFY, STATE), milliseconds
+ *	(WAIT), enum sroce_fx_mw_op (MW)
  * @imm: immediate data (host order), or the IETH R_Key of a sent
  *	SEND with Invalidate
  * @qkey: DETH Q_Key (RX: 0 is SROCE_FX_QKEY; POST_SEND and TX: 0 is
  *	SROCE_FX_QKEY2)
  * @flags: POST_SEND, POST_WQE send flags (IB_SEND_SIGNALED is added unless
  *	@unsig)
- * @err: POST_SEND / POST_RECV return value
+ * @err: POST_SEND / POST_RECV / MW return value
  * @status: CQE status (enum ib_wc_status)
  * @wc_op: CQE opcode (enum ib_wc_opcode)
  * @wcf: CQE wc_flags
@@ -216,7 +237,9 @@ struct sroce_fx_step {
  * @mtu: path MTU (RC, UC); 0 is IB_MTU_256 (UD: the port's, 1024)
  * @sq_psn: first PSN sent
  * @rq_psn: first PSN expected
- * @access: qp_access_flags; 0 is remote write, read and atomic
+ * @access: qp_access_flags; 0 is remote write, read and atomic.  The
+ *	flush rights (SROCE_ACCESS_FLUSH_*) reach the QP whatever the
+ *	kernel's core passes
  * @max_rd: max_rd_atomic; 0 is 4
  * @max_dest_rd: max_dest_rd_atomic; 0 is 4
  * @retry: retry_cnt; 0 is 7
@@ -282,6 +305,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_FATAL(v)	{ .kind = SROCE_FX_FATAL, .n = (v) }
 #define FX_MR_VALID(k, v)	{ .kind = SROCE_FX_MR_VALID, .key = (k), .n = (v) }
 #define FX_BLOCK()	{ .kind = SROCE_FX_BLOCK }
+#define FX_BLOCK_AFTER(v) { .kind = SROCE_FX_BLOCK, .n = (v) }
 #define FX_UNBLOCK()	{ .kind = SROCE_FX_UNBLOCK }
 #define FX_PUSHBACK(v)	{ .kind = SROCE_FX_PUSHBACK, .n = (v) }
 #define FX_WAIT(ms)	{ .kind = SROCE_FX_WAIT, .n = (ms) }
@@ -292,12 +316,15 @@ void sroce_fx_run(struct kunit *test);
 #define FX_CONGEST(v)	{ .kind = SROCE_FX_CONGEST, .n = (v) }
 #define FX_HOLD()	{ .kind = SROCE_FX_HOLD }
 #define FX_RELEASE()	{ .kind = SROCE_FX_RELEASE }
+#define FX_RESP_HOLD()	{ .kind = SROCE_FX_RESP_HOLD }
+#define FX_RESP_RELEASE() { .kind = SROCE_FX_RESP_RELEASE }
 #define FX_REOPEN()	{ .kind = SROCE_FX_REOPEN }
 #define FX_DEV_FATAL()	{ .kind = SROCE_FX_DEV_FATAL }
 #define FX_DRAIN()	{ .kind = SROCE_FX_DRAIN }
 #define FX_SRQ_WQES(q, v) { .kind = SROCE_FX_SRQ_WQES, .srqn = (q), .n = (v) }
 #define FX_CWND(v)	{ .kind = SROCE_FX_CWND, .n = (v) }
 #define FX_ARMED(v)	{ .kind = SROCE_FX_ARMED, .n = (v) }
+#define FX_MW(k, o, ...) { .kind = SROCE_FX_MW, .key = (k), .n = (o), __VA_ARGS__ }
 
 /* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */
 #define FX_ACKED(p, m)	FX_TX(.op = OP_RC(ACKNOWLEDGE), .psn = (p), \

@@ -278,7 +278,10 @@ enum sroce_fr_op { FR_REG, FR_INV };
  * @other_pd: the QP is on another PD
  * @other_mr: REG_MR names another fast-register MR with this key's index
  * @dma_key: LOCAL_INV names a DMA MR's key
- * @held: an engine still holds the MR (a reference besides the base one)
+ * @held: an engine still holds the MR (a reference besides the base one,
+ *	and a hold: sroce_mr_hold())
+ * @lookup: a lookup holds a reference for the while (a transient one,
+ *	e.g. another QP's bind or invalidate naming the key's index)
  * @long_len: ibmr.length longer than the page list maps
  * @unmapped: ib_map_mr_sg() was never called
  * @access: REG_MR's access flags
@@ -295,6 +298,7 @@ struct sroce_fr_key_case {
 	bool other_mr;
 	bool dma_key;
 	bool held;
+	bool lookup;
 	bool long_len;
 	bool unmapped;
 	int access;
@@ -323,6 +327,9 @@ static const struct sroce_fr_key_case sroce_fr_key_cases[] = {
 	  .err = -EOPNOTSUPP },
 	{ "reg_held_by_engine", FR_REG, .held = true, .access = LW,
 	  .err = -EINVAL },
+	/* only engines that keep the MR across packets hold it off */
+	{ "reg_lookup_reference", FR_REG, .lookup = true, .access = LW,
+	  .valid_after = true },
 	{ "reg_length_past_list", FR_REG, .long_len = true, .access = LW,
 	  .err = -EINVAL },
 	{ "reg_unmapped", FR_REG, .unmapped = true, .access = LW,
@@ -333,8 +340,9 @@ static const struct sroce_fr_key_case sroce_fr_key_cases[] = {
 	  .err = -EINVAL, .valid_after = true },
 	{ "inv_other_index", FR_INV, .valid = true, .key_delta = 0x100,
 	  .err = -EINVAL, .valid_after = true },
+	/* another PD's MR is none of the QP's: as for a wrong key */
 	{ "inv_other_pd", FR_INV, .valid = true, .other_pd = true,
-	  .err = -EACCES, .valid_after = true },
+	  .err = -EINVAL, .valid_after = true },
 	/* an MR registered by its owner is not a fast-register MR */
 	{ "inv_dma_mr", FR_INV, .valid = true, .dma_key = true,
 	  .err = -EINVAL, .valid_after = true },
@@ -378,11 +386,15 @@ static int sroce_fr_key_op(struct kunit *test, struct sroce_fr_fix *f,
 		f->mr->ibmr.length = 2 * SZ + 1;
 	key = c->same_byte ? f->mr->key :
 			     sroce_fr_next_key(f->mr->key, 1 + c->key_delta);
-	if (c->held)
+	if (c->held || c->lookup)
 		kref_get(&f->mr->ref);
+	if (c->held)	/* what sroce_mr_hold() counts */
+		atomic_inc(&f->mr->held);
 	err = sroce_mr_fast_reg(f->dev, pd, c->other_mr ? other : f->mr, key,
 				c->access);
 	if (c->held)
+		atomic_dec(&f->mr->held);
+	if (c->held || c->lookup)
 		sroce_mr_put(f->mr);
 	return err;
 }
@@ -472,11 +484,96 @@ static void sroce_fr_cycle_test(struct kunit *test)
 	sroce_fr_fix_done(f);
 }
 
+/*
+ * A QP of another PD, a user's, names a kernel fast-register MR's index
+ * in IB_WR_LOCAL_INV and IB_WR_BIND_MW with every key byte: each attempt
+ * fails the same way, so the completion status tells nothing of the key
+ * (IBTA 10.6.3.7: a key of another PD is not valid for the QP); the MR
+ * stays valid, nothing is left holding it, and its owner can invalidate
+ * and register it again.
+ */
+static void sroce_fr_other_pd_probe_test(struct kunit *test)
+{
+	struct sroce_fr_fix *f = sroce_fr_fix(test, 16);
+	struct sroce_mw_bind b = { .access = RR, .length = 8 };
+	int inv, bind, inv0 = 0, bind0 = 0;
+	struct sroce_pd user = {};
+	u32 k, key;
+
+	KUNIT_ASSERT_NOT_NULL(test, f->mr);
+	KUNIT_ASSERT_EQ(test, sroce_fr_map(f, &sroce_fr_two_pages), 1);
+	key = sroce_fr_next_key(f->mr->key, 1);
+	KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(f->dev, &f->pd, f->mr, key,
+						LW | RW | IB_ACCESS_MW_BIND),
+			0);
+	for (k = 0; k < 256; k++) {
+		key = (f->mr->key & ~0xffU) | k;
+		inv = sroce_mr_local_inv(f->dev, &user, key, 0x11);
+		b.mw_rkey = key;
+		b.new_rkey = key;
+		b.mr_lkey = key;
+		b.addr = f->mr->iova;
+		bind = sroce_mw_bind(f->dev, &user, 0x11, &b);
+		if (!k) {
+			inv0 = inv;
+			bind0 = bind;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, inv, inv0, "LOCAL_INV, key byte %#x",
+				    k);
+		KUNIT_EXPECT_EQ_MSG(test, bind, bind0, "BIND_MW, key byte %#x",
+				    k);
+	}
+	KUNIT_EXPECT_NE(test, inv0, 0);
+	KUNIT_EXPECT_NE(test, bind0, 0);
+	KUNIT_EXPECT_TRUE(test, f->mr->valid);
+	KUNIT_EXPECT_EQ(test, kref_read(&f->mr->ref), 1U);
+	KUNIT_EXPECT_EQ(test, sroce_mr_local_inv(f->dev, &f->pd, f->mr->key, 0),
+			0);
+	KUNIT_ASSERT_EQ(test, sroce_fr_map(f, &sroce_fr_two_pages), 1);
+	KUNIT_EXPECT_EQ(test, sroce_mr_fast_reg(f->dev, &f->pd, f->mr,
+						sroce_fr_next_key(f->mr->key, 1),
+						LW), 0);
+	sroce_fr_fix_done(f);
+}
+
+/*
+ * Never the same key byte twice in a row at an index: when a
+ * fast-register MR is freed and its index taken again, the new MR's key
+ * byte differs from the one the old MR's last IB_WR_REG_MR put in effect
+ * (the rkey a peer may still hold), whatever byte that was.
+ */
+static void sroce_fr_index_reuse_test(struct kunit *test)
+{
+	struct sroce_fr_fix *f = sroce_fr_fix(test, 16);
+	u32 i, idx, last;
+
+	KUNIT_ASSERT_NOT_NULL(test, f->mr);
+	for (i = 0; i < 64; i++) {
+		idx = f->mr->key >> 8;
+		last = sroce_fr_next_key(f->mr->key, 1);
+		KUNIT_ASSERT_EQ(test, sroce_fr_map(f, &sroce_fr_two_pages), 1);
+		KUNIT_ASSERT_EQ(test, sroce_mr_fast_reg(f->dev, &f->pd, f->mr,
+							last, LW), 0);
+		sroce_mr_destroy(f->mr);
+		/* make the cyclic allocator hand out the same index again */
+		f->dev->next_mr_idx = idx;
+		f->mr = kzalloc(sizeof(*f->mr), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, f->mr);
+		KUNIT_ASSERT_EQ(test, sroce_mr_init_fast(f->dev, f->mr, &f->pd,
+							 16), 0);
+		KUNIT_EXPECT_EQ(test, f->mr->key >> 8, idx);
+		KUNIT_EXPECT_NE_MSG(test, f->mr->key, last, "round %u", i);
+	}
+	sroce_fr_fix_done(f);
+}
+
 static struct kunit_case sroce_fr_cases[] = {
 	KUNIT_CASE_PARAM(sroce_fr_map_test, sroce_fr_map_gen_params),
 	KUNIT_CASE(sroce_fr_alloc_limits_test),
 	KUNIT_CASE_PARAM(sroce_fr_key_test, sroce_fr_key_gen_params),
 	KUNIT_CASE(sroce_fr_cycle_test),
+	KUNIT_CASE(sroce_fr_other_pd_probe_test),
+	KUNIT_CASE(sroce_fr_index_reuse_test),
 	{}
 };
 

@@ -10,6 +10,7 @@
  * only its MR xarray set up, MRs registered through sroce_mr_init_dma()
  * (kernel memory, no pinning) or filled in by hand.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -19,7 +20,13 @@
 #include "sroce_mr.h"
 #include "sroce_verbs.h"
 
-/* A device with just what the MR code uses. */
+/* The end of a test: what device removal does for the MRs. */
+static void sroce_mr_test_dev_drain(struct kunit_resource *res)
+{
+	sroce_mr_dev_drain(res->data);
+}
+
+/* A device with just what the MR code uses, drained when the test ends. */
 static struct sroce_dev *sroce_mr_test_dev(struct kunit *test)
 {
 	struct sroce_dev *dev;
@@ -28,6 +35,10 @@ static struct sroce_dev *sroce_mr_test_dev(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC);
 	sroce_mr_dev_init(dev);
+	KUNIT_ASSERT_NOT_NULL(test,
+			      kunit_alloc_resource(test, NULL,
+						   sroce_mr_test_dev_drain,
+						   GFP_KERNEL, dev));
 	return dev;
 }
 
@@ -202,6 +213,38 @@ static void sroce_mr_stale_key_test(struct kunit *test)
 	if (found)
 		sroce_mr_put(found);
 	sroce_mr_destroy(mr);
+	xa_destroy(&dev->mr_xa);
+}
+
+/*
+ * Key bytes are drawn at random, not counted: a peer that holds one key
+ * cannot tell the next registrations' (the index of a key names its slot
+ * and is no secret; the key byte is what an rkey guesser must find).
+ * Between 64 registrations in a row no step between neighbours' key
+ * bytes comes up more than a few times; a counter steps by the same
+ * amount every time.
+ */
+static void sroce_mr_key_random_test(struct kunit *test)
+{
+	struct sroce_dev *dev = sroce_mr_test_dev(test);
+	struct sroce_mr *mr[64];
+	unsigned int steps[256] = {}, i, most = 0;
+	struct sroce_pd pd = {};
+	u8 step;
+
+	for (i = 0; i < ARRAY_SIZE(mr); i++) {
+		mr[i] = sroce_mr_test_dma(test, dev, &pd,
+					  IB_ACCESS_LOCAL_WRITE);
+		KUNIT_ASSERT_NOT_NULL(test, mr[i]);
+		if (!i)
+			continue;
+		step = mr[i]->ibmr.lkey - mr[i - 1]->ibmr.lkey;
+		most = max(most, ++steps[step]);
+	}
+	KUNIT_EXPECT_LT_MSG(test, most, 16U,
+			    "%u of 63 steps between key bytes alike", most);
+	for (i = 0; i < ARRAY_SIZE(mr); i++)
+		sroce_mr_destroy(mr[i]);
 	xa_destroy(&dev->mr_xa);
 }
 
@@ -809,6 +852,7 @@ static struct kunit_case sroce_mr_test_cases[] = {
 	KUNIT_CASE(sroce_mr_key_test),
 	KUNIT_CASE_PARAM(sroce_mr_rereg_attrs_test, sroce_mr_rereg_gen_params),
 	KUNIT_CASE(sroce_mr_lookup_test),
+	KUNIT_CASE(sroce_mr_key_random_test),
 	KUNIT_CASE(sroce_mr_rereg_swap_test),
 	KUNIT_CASE(sroce_mr_stale_key_test),
 	KUNIT_CASE(sroce_mr_register_access_test),

@@ -5,13 +5,19 @@
  * writes producer and consumer indices into the ring header directly
  * (out of range, wrapped, equal, behind) and checks that the kernel side
  * never reports more entries than the ring holds and never addresses a
- * slot outside it.
+ * slot outside it.  And the device's failure path reads a kernel CQ's
+ * ring (have its consumers taken every CQE?) under the CQ lock, never
+ * half of a resize (sroce_fatal_cq_taken(), sroce_qp.c).
  */
 #include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
 #include "sroce.h"
+#include "sroce_qp.h"
 #include "sroce_queue.h"
 
 static struct sroce_dev *sroce_queue_test_dev(struct kunit *test)
@@ -443,6 +449,155 @@ static void sroce_queue_cq_swap_test(struct kunit *test)
 	sroce_queue_cleanup(&cq.queue);
 }
 
+/* ---- a failing device waits for kernel CQs to be polled ---- */
+
+/*
+ * sroce_fatal_cq_taken(): a kernel CQ is taken when its consumer index
+ * reached the producer's, through a resize too; user CQs and CQs polled
+ * by their owner (IB_POLL_DIRECT) are never waited for.
+ */
+static void sroce_queue_cq_fatal_taken_test(struct kunit *test)
+{
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+	struct sroce_queue nq;
+	struct sroce_cq cq;
+
+	KUNIT_EXPECT_TRUE(test, sroce_fatal_cq_taken(NULL));
+	sroce_queue_test_cq(test, &cq, 4);
+	KUNIT_EXPECT_TRUE(test, sroce_fatal_cq_taken(&cq));
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	KUNIT_EXPECT_FALSE(test, sroce_fatal_cq_taken(&cq));
+	sroce_queue_test_ring(test, &nq, 16, sizeof(cqe));
+	KUNIT_ASSERT_EQ(test, sroce_cq_swap_ring(&cq, &nq), 0);
+	sroce_queue_cleanup(&nq);
+	KUNIT_EXPECT_FALSE(test, sroce_fatal_cq_taken(&cq));
+	smp_store_release(&cq.queue.hdr->consumer, 1);
+	KUNIT_EXPECT_FALSE(test, sroce_fatal_cq_taken(&cq));
+	smp_store_release(&cq.queue.hdr->consumer, 2);
+	KUNIT_EXPECT_TRUE(test, sroce_fatal_cq_taken(&cq));
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	cq.ibcq.poll_ctx = IB_POLL_DIRECT;
+	KUNIT_EXPECT_TRUE(test, sroce_fatal_cq_taken(&cq));
+	cq.ibcq.poll_ctx = IB_POLL_SOFTIRQ;
+	cq.is_user = true;
+	KUNIT_EXPECT_TRUE(test, sroce_fatal_cq_taken(&cq));
+	sroce_queue_cleanup(&cq.queue);
+}
+
+/**
+ * struct sroce_cq_race - a CQ in the middle of a resize, and its checker
+ * @cq: the CQ
+ * @mid: a ring header a reader of the half-swapped CQ would pair with the
+ *	old ring's producer index
+ * @locked: the holder holds @cq->lock with the CQ half swapped
+ * @checked: the checker's sroce_fatal_cq_taken() returned
+ * @taken: what it returned
+ * @early: it returned while the lock was held
+ * @done: each thread completes it once at its end
+ */
+struct sroce_cq_race {
+	struct sroce_cq *cq;
+	struct sroce_queue_hdr *mid;
+	int locked;
+	int checked;
+	bool taken;
+	bool early;
+	struct completion done;
+};
+
+/*
+ * The holder: what sroce_cq_swap_ring() does under the lock, held 50 ms
+ * with the new ring's header and the old ring's index (the new ring's
+ * consumer index equals the old producer's: the CQ looks polled).
+ */
+static int sroce_cq_race_holder(void *arg)
+{
+	struct sroce_cq_race *r = arg;
+	struct sroce_queue saved;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&r->cq->lock, flags);
+	saved = r->cq->queue;
+	WRITE_ONCE(r->cq->queue.hdr, r->mid);
+	smp_store_release(&r->locked, 1);
+	for (i = 0; i < 5000 && !smp_load_acquire(&r->checked); i++)
+		udelay(10);
+	r->early = smp_load_acquire(&r->checked);
+	r->cq->queue = saved;
+	spin_unlock_irqrestore(&r->cq->lock, flags);
+	complete(&r->done);
+	return 0;
+}
+
+static int sroce_cq_race_checker(void *arg)
+{
+	struct sroce_cq_race *r = arg;
+	unsigned long end = jiffies + HZ;
+
+	while (!smp_load_acquire(&r->locked) && time_before(jiffies, end))
+		cpu_relax();
+	r->taken = sroce_fatal_cq_taken(r->cq);
+	smp_store_release(&r->checked, 1);
+	complete(&r->done);
+	return 0;
+}
+
+static struct task_struct *sroce_cq_race_thread(struct kunit *test,
+						int (*fn)(void *),
+						struct sroce_cq_race *r,
+						unsigned int cpu)
+{
+	struct task_struct *t = kthread_create(fn, r, "sroce_cq_race/%u", cpu);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	return t;
+}
+
+/*
+ * A resize racing with the device's failure (its netdev is going): the
+ * check, on another CPU, takes the CQ lock and sees the CQ whole, before
+ * or after the swap, never the new ring's header with the old ring's
+ * index.  Needs two CPUs (scripts/kunit --qemu_args='-smp 2', or the debug
+ * kernel's guest); a single CPU runs no checker while the holder spins.
+ */
+static void sroce_queue_cq_fatal_locked_test(struct kunit *test)
+{
+	struct sroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR };
+	struct sroce_cq_race r = {};
+	struct task_struct *holder, *checker;
+	unsigned int a, b;
+	struct sroce_queue mid;
+	struct sroce_cq cq;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	a = cpumask_first(cpu_online_mask);
+	b = cpumask_next(a, cpu_online_mask);
+	sroce_queue_test_cq(test, &cq, 4);
+	sroce_queue_test_ring(test, &mid, 16, sizeof(cqe));
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(&cq, &cqe, false), 0);
+	WRITE_ONCE(mid.hdr->consumer, cq.queue.kidx);
+	r.cq = &cq;
+	r.mid = mid.hdr;
+	init_completion(&r.done);
+	holder = sroce_cq_race_thread(test, sroce_cq_race_holder, &r, a);
+	checker = sroce_cq_race_thread(test, sroce_cq_race_checker, &r, b);
+	wake_up_process(checker);
+	wake_up_process(holder);
+	wait_for_completion(&r.done);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_FALSE_MSG(test, r.early,
+			       "the check did not wait for the CQ lock");
+	KUNIT_EXPECT_FALSE_MSG(test, r.taken,
+			       "two CQEs pending, yet the CQ looked polled");
+	sroce_queue_cleanup(&mid);
+	sroce_queue_cleanup(&cq.queue);
+}
+
 static struct kunit_case sroce_queue_test_cases[] = {
 	KUNIT_CASE(sroce_queue_layout_test),
 	KUNIT_CASE(sroce_queue_init_test),
@@ -454,6 +609,8 @@ static struct kunit_case sroce_queue_test_cases[] = {
 	KUNIT_CASE(sroce_queue_cq_notify_test),
 	KUNIT_CASE_PARAM(sroce_queue_move_test, sroce_queue_move_gen_params),
 	KUNIT_CASE(sroce_queue_cq_swap_test),
+	KUNIT_CASE(sroce_queue_cq_fatal_taken_test),
+	KUNIT_CASE(sroce_queue_cq_fatal_locked_test),
 	{}
 };
 

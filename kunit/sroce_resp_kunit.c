@@ -37,6 +37,10 @@
 #define FLUSH_OUT(p, m)	AWRITE_OUT(p, m)
 #define GLOBAL		SROCE_FLUSH_GLOBAL
 #define PERSISTENT	SROCE_FLUSH_PERSISTENT
+/* a QP that takes global visibility FLUSHes; one that takes both types */
+#define FLUSH_QP	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_ATOMIC | SROCE_ACCESS_FLUSH_GLOBAL)
+#define FLUSH_QP_ALL	(FLUSH_QP | SROCE_ACCESS_FLUSH_PERSISTENT)
 /* a range that ends past 2^64: outside every MR, even a DMA MR */
 #define TOP_VA		(U64_MAX - 0xff)
 
@@ -921,6 +925,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_global_mr_level",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB,
 					   .dlen = 64),
 			FLUSH_OUT(0, 1),
@@ -931,6 +936,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		/* in order: after the WRITE before it, its response acks both */
 		.name = "rc_flush_global_range_after_write",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 0,
 					.off = WRB, .dlen = 100, .len = 100),
 			FX_NO_TX(),
@@ -943,6 +949,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_range_zero_length",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_RANGE,
 					   .off = ATB),
 			FLUSH_OUT(0, 1),
@@ -951,6 +958,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_range_outside_mr",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_RANGE,
 					   .va = TOP_VA, .dlen = 0x200),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -961,6 +969,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		/* level MR: the whole MR, whatever range the RETH names */
 		.name = "rc_flush_mr_level_ignores_range",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR,
 					   .va = TOP_VA, .dlen = 0x200),
 			FLUSH_OUT(0, 1),
@@ -969,6 +978,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_mr_without_flush_access",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
 					       SROCE_FX_KEY_MR, .off = ATB),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -976,9 +986,13 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_STATE(IB_QPS_ERR)),
 	},
 	{
-		/* no persistent memory: no MR grants FLUSH_PERSISTENT */
+		/*
+		 * no persistent memory: no MR grants FLUSH_PERSISTENT, even
+		 * on a QP that would take it
+		 */
 		.name = "rc_flush_persistent_refused",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP_ALL,
 		.steps = FX_STEPS(FLUSH_RX(0, PERSISTENT, SROCE_FLUSH_RANGE,
 					   .off = ATB, .dlen = 8),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -988,6 +1002,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_global_and_persistent_refused",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP_ALL,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL | PERSISTENT,
 					   SROCE_FLUSH_MR, .off = ATB),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -996,6 +1011,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_bad_rkey",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
 					       SROCE_FX_KEY_BAD, .off = ATB),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -1005,6 +1021,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_rkey_of_other_pd",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX_KEY(0, GLOBAL, SROCE_FLUSH_MR,
 					       SROCE_FX_KEY_PD, .off = ATB),
 			FX_NAKED(0, FX_NAK_ACC, 0),
@@ -1014,6 +1031,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		/* answered again from its resource, not flushed again */
 		.name = "rc_flush_dup_replayed",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
 			FLUSH_OUT(0, 1),
 			FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
@@ -1028,6 +1046,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_type_none",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, 0, SROCE_FLUSH_MR, .off = ATB),
 			FX_NAKED(0, FX_NAK_INV, 0),
 			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
@@ -1036,6 +1055,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_type_reserved_bit",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL | 4, SROCE_FLUSH_MR,
 					   .off = ATB),
 			FX_NAKED(0, FX_NAK_INV, 0),
@@ -1044,6 +1064,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 	{
 		.name = "rc_flush_level_reserved",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, 2, .off = ATB),
 			FX_NAKED(0, FX_NAK_INV, 0),
 			FX_STATE(IB_QPS_ERR)),
@@ -1052,8 +1073,38 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		/* a responder resource, like a READ (IBTA 9.5) */
 		.name = "rc_flush_no_responder_resources",
 		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
 		.max_dest_rd = SROCE_FX_ZERO,
 		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		/* the QP's access flags come first (rdma_rxe's rule) */
+		.name = "rc_flush_qp_without_flush_global",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL, SROCE_FLUSH_MR, .off = ATB),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_COUNT(SROCE_CNT_REMOTE_ACCESS_ERR, 0),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_persistent_qp_global_only",
+		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
+		.steps = FX_STEPS(FLUSH_RX(0, PERSISTENT, SROCE_FLUSH_RANGE,
+					   .off = ATB, .dlen = 8),
+			FX_NAKED(0, FX_NAK_INV, 0),
+			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
+			FX_STATE(IB_QPS_ERR)),
+	},
+	{
+		.name = "rc_flush_global_and_persistent_qp_global_only",
+		.type = IB_QPT_RC,
+		.access = FLUSH_QP,
+		.steps = FX_STEPS(FLUSH_RX(0, GLOBAL | PERSISTENT,
+					   SROCE_FLUSH_MR, .off = ATB),
 			FX_NAKED(0, FX_NAK_INV, 0),
 			FX_STATE(IB_QPS_ERR)),
 	},

@@ -3,9 +3,9 @@
 # local user against sroce0 (netns A), with sroce1 (netns B) as the peer of
 # its RC pairs: destroy against `rdma -dd resource show` dumps, MR dereg
 # under in-flight transfers, objects up to and past every advertised limit,
-# garbage written into the mapped rings, ring memory charged to the memory
-# cgroup.  One t-65/<case> result per line the program prints; then no
-# kernel splat.
+# garbage written into the mapped rings, ring memory and a send queue's
+# kernel state charged to the memory cgroup.  One t-65/<case> result per
+# line the program prints; then no kernel splat.
 #
 # The limits sroce0 and sroce1 advertise are lowered with sroce's max_*
 # module parameters before `rdma link add` (devices keep the values they
@@ -59,7 +59,7 @@ if memcg_setup; then
 	incg=(bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CGT")
 fi
 run_cases t-65 540 "${incg[@]}" bin/hostile -d sroce0 -g "$ga" -D sroce1 -G "$gb" -s 20 \
-	-t "${HOSTILE_TESTS:-dump,dereg,limits,scribble,memcg}"
+	-t "${HOSTILE_TESTS:-dump,dereg,limits,scribble,memcg,memcg_sq}"
 [[ -d $CGT ]] && rmdir "$CGT" 2>/dev/null
 
 # The devices still carry traffic between two other processes.

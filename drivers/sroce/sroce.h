@@ -148,6 +148,15 @@
 #define SROCE_MAX_TOTAL_MCAST_QP_ATTACH	4096
 #define SROCE_MCG_HASH_BITS	6
 
+/*
+ * Kernel memory a verb allocates on its caller's behalf, sized by the
+ * caller (a send queue's per-WQE state): charged to the caller's memory
+ * cgroup, and beyond its limit (or when memory is short) refused with
+ * -ENOMEM, without waking the OOM killer or warning.
+ */
+#define SROCE_GFP_USER		(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | \
+				 __GFP_NOWARN)
+
 /* ------------------------------------------------------------------ */
 /* Counters (rdma statistic), one set per device                       */
 /* ------------------------------------------------------------------ */
@@ -246,7 +255,10 @@ struct sroce_cc_np_budget {
  *	responders of XRC TGT QPs (sroce_srq.c)
  * @mr_xa: key index -> struct sroce_mr
  * @ah_xa: AH number -> struct sroce_ah (user AHs named in UD WQEs)
- * @mr_key_gen: rotates the low byte of keys (never reused right away)
+ * @mr_key_hist: the key byte each index of @mr_xa had last, so that the
+ *	next registration there draws another (sroce_mr.c): pages of bytes
+ *	allocated as the index allocator reaches them, NULL until the first
+ *	registration, freed by sroce_mr_dev_drain()
  * @mr_free: deregistered MRs whose last reference is gone, to be freed
  *	by @mr_free_work (sroce_mr.c)
  * @mr_free_work: frees @mr_free in process context
@@ -281,7 +293,7 @@ struct sroce_dev {
 	u32 next_srqn;
 	struct xarray mr_xa;
 	u32 next_mr_idx;
-	atomic_t mr_key_gen;
+	u8 **mr_key_hist;
 	struct llist_head mr_free;
 	struct work_struct mr_free_work;
 	atomic_t mr_zombies;

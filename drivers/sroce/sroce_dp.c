@@ -441,7 +441,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 			 &send_key, 0);
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_RESP], "sroce_dp_resp_run",
 			 &resp_key, 0);
-	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
 	skb_queue_head_init(&qp->rx_queue);

@@ -371,7 +371,6 @@ static void sroce_dev_init(struct sroce_dev *dev, struct net_device *ndev)
 	xa_init_flags(&dev->srq_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
-	atomic_set(&dev->mr_key_gen, get_random_u32());
 	sroce_mr_dev_init(dev);
 	sroce_mcast_dev_init(dev);
 	sroce_res_init(dev, sroce_max_res);

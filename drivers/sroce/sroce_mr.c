@@ -5,9 +5,12 @@
  *
  * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 .. 2^24-1)
  * comes from a cyclic xarray allocation in dev->mr_xa, so a lookup is one
- * xa_load(); the key byte comes from a per-device generation counter, so a
- * stale key (of a deregistered MR whose index was reused) does not match
- * the new MR.  Lookups compare @key, the key in effect: a fast-register
+ * xa_load() and an index comes back only after all the others were
+ * handed out.  The key byte is drawn at random, so one key tells nothing
+ * of the next, but never the byte the index had last (dev->mr_key_hist
+ * keeps it: the key in effect when the index was freed), so a stale key
+ * (of a deregistered MR whose index was reused) never matches the new MR.
+ * Lookups compare @key, the key in effect: a fast-register
  * MR (ib_alloc_mr()) gets its key byte from each IB_WR_REG_MR, whose
  * owner sets ibmr's keys ahead of it (ib_update_fast_reg_key()).
  *
@@ -40,6 +43,7 @@
 
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -81,6 +85,74 @@
 				 IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_ATOMIC)
 
+/* Indices whose last key byte one page of dev->mr_key_hist keeps. */
+#define SROCE_MR_HIST_CHUNK	PAGE_SIZE
+#define SROCE_MR_HIST_CHUNKS	DIV_ROUND_UP(SROCE_MR_MAX_INDEX + 1, \
+					     SROCE_MR_HIST_CHUNK)
+
+/*
+ * Install @new (zeroed, or NULL) at @slot unless another thread did
+ * first: what is there then.  Release: a reader that sees the pointer
+ * sees the zeroes.
+ */
+static void *sroce_mr_hist_install(void **slot, void *new)
+{
+	void *old = cmpxchg_release(slot, NULL, new);
+
+	if (!old)
+		return new;
+	kvfree(new);
+	return old;
+}
+
+/*
+ * The byte of dev->mr_key_hist for index @idx, its page allocated first
+ * when @alloc (process context); NULL when it is missing.
+ */
+static u8 *sroce_mr_hist_byte(struct sroce_dev *dev, u32 idx, bool alloc)
+{
+	/* acquire: pairs with the release of sroce_mr_hist_install() */
+	u8 **dir = smp_load_acquire(&dev->mr_key_hist);
+	u32 c = idx / SROCE_MR_HIST_CHUNK;
+	u8 *page;
+
+	if (!dir && alloc)
+		dir = sroce_mr_hist_install((void **)&dev->mr_key_hist,
+					    kvcalloc(SROCE_MR_HIST_CHUNKS,
+						     sizeof(*dir), GFP_KERNEL));
+	if (!dir)
+		return NULL;
+	page = smp_load_acquire(&dir[c]);	/* as @dir */
+	if (!page && alloc)
+		page = sroce_mr_hist_install((void **)&dir[c],
+					     kzalloc(SROCE_MR_HIST_CHUNK,
+						     GFP_KERNEL));
+	return page ? &page[idx % SROCE_MR_HIST_CHUNK] : NULL;
+}
+
+/* Forget every index's last key byte: the device's MRs are all gone. */
+static void sroce_mr_hist_free(struct sroce_dev *dev)
+{
+	u8 **dir = dev->mr_key_hist;
+	u32 c;
+
+	if (!dir)
+		return;
+	for (c = 0; c < SROCE_MR_HIST_CHUNKS; c++)
+		kfree(dir[c]);
+	kvfree(dir);
+	dev->mr_key_hist = NULL;
+}
+
+/* Note the key byte an index had last, before the index is freed. */
+static void sroce_mr_key_retire(struct sroce_dev *dev, u32 key)
+{
+	u8 *last = sroce_mr_hist_byte(dev, key >> SROCE_MR_KEY_SHIFT, false);
+
+	if (last)
+		WRITE_ONCE(*last, key & SROCE_MR_KEY_BYTE);
+}
+
 /*
  * Unpin and free a deregistered MR nobody references; a window a bind
  * racing with its deallocation left bound lets its MR go.  Context:
@@ -90,7 +162,7 @@ static void sroce_mr_free(struct sroce_mr *mr)
 {
 	if (mr->mw_mr) {
 		atomic_dec(&mr->mw_mr->num_mw);
-		sroce_mr_put(mr->mw_mr);
+		sroce_mr_put_held(mr->mw_mr);
 		mr->mw_mr = NULL;
 	}
 	kvfree(mr->pages);
@@ -136,13 +208,15 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_init);
  * @dev: device whose QPs are all destroyed (so no MR reference is left)
  *
  * Bounded: waits only for the free work already queued, which does not
- * sleep on anything a peer controls.
+ * sleep on anything a peer controls.  Then forgets the key bytes the
+ * indices had last (dev->mr_key_hist): no key of the device is left.
  * Context: process, may sleep.
  */
 void sroce_mr_dev_drain(struct sroce_dev *dev)
 {
 	flush_work(&dev->mr_free_work);
 	WARN_ON_ONCE(atomic_read(&dev->mr_zombies));
+	sroce_mr_hist_free(dev);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_dev_drain);
 
@@ -206,11 +280,13 @@ static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
 
 /*
  * Reserve an index and make the keys; the MR is not visible to lookups
- * until sroce_mr_publish().
+ * until sroce_mr_publish().  The key byte is random, never the one the
+ * index had last.
  */
 static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
-	u32 idx, key;
+	u32 idx, key, byte;
+	u8 *last;
 	int err;
 
 	err = xa_alloc_cyclic(&dev->mr_xa, &idx, NULL,
@@ -218,9 +294,16 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 			      &dev->next_mr_idx, GFP_KERNEL);
 	if (err < 0)
 		return err == -EBUSY ? -ENOMEM : err;
-
-	key = (idx << SROCE_MR_KEY_SHIFT) |
-	      ((u32)atomic_inc_return(&dev->mr_key_gen) & SROCE_MR_KEY_BYTE);
+	last = sroce_mr_hist_byte(dev, idx, true);
+	if (!last) {
+		xa_erase(&dev->mr_xa, idx);
+		return -ENOMEM;
+	}
+	/* 255 bytes to draw from: skip the last one */
+	byte = get_random_u32_below(SROCE_MR_KEY_BYTE);
+	if (byte >= READ_ONCE(*last))
+		byte++;
+	key = (idx << SROCE_MR_KEY_SHIFT) | byte;
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	mr->key = key;
@@ -230,8 +313,12 @@ static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 /* Frees the MR's index, unless a re-registration gave it to a successor. */
 static void sroce_mr_free_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
-	xa_cmpxchg(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT, mr, NULL,
-		   GFP_KERNEL);
+	u32 idx = mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT;
+
+	/* the key in effect: what a peer may still hold for this index */
+	if (xa_load(&dev->mr_xa, idx) == mr)
+		sroce_mr_key_retire(dev, READ_ONCE(mr->key));
+	xa_cmpxchg(&dev->mr_xa, idx, mr, NULL, GFP_KERNEL);
 }
 
 /* Make a fully initialised MR visible to sroce_mr_lookup(). */
@@ -434,6 +521,48 @@ static bool sroce_mr_key_valid(const struct sroce_mr *mr, u32 key)
 }
 
 /**
+ * sroce_mr_hold() - keep a looked-up MR across packets
+ * @mr: MR with a reference (a lookup's)
+ * @key: the key it is used by: its key in effect when it was looked up
+ *
+ * Counts the caller among the holders IB_WR_REG_MR waits for (@held),
+ * then checks again that @mr is valid with @key: an MR invalidated and
+ * registered again between the lookup and the hold is not held, so a
+ * holder never goes on in a registration it did not look up.  A lookup's
+ * reference alone never holds an MR (another QP naming its index must not
+ * make a registration fail).
+ * Context: any.
+ * Return: true with the hold taken (drop it and the reference with
+ * sroce_mr_put_held()), false without (the reference stays).
+ */
+bool sroce_mr_hold(struct sroce_mr *mr, u32 key)
+{
+	atomic_inc(&mr->held);
+	/* the hold before the check: pairs with sroce_mr_fast_reg()'s smp_mb() */
+	smp_mb__after_atomic();
+	if (sroce_mr_key_valid(mr, key))
+		return true;
+	atomic_dec(&mr->held);
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_hold);
+
+/**
+ * sroce_mr_put_held() - drop a hold and its reference
+ * @mr: MR held with sroce_mr_hold() (or sroce_mr_lookup_held())
+ *
+ * Context: any.
+ */
+void sroce_mr_put_held(struct sroce_mr *mr)
+{
+	/* the holder's accesses come before a registration that follows */
+	smp_mb__before_atomic();
+	atomic_dec(&mr->held);
+	sroce_mr_put(mr);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_put_held);
+
+/**
  * sroce_mr_rereg_attrs() - what a re-registration registers
  * @mr: the user MR being re-registered
  * @flags: IB_MR_REREG_* flags: what changes
@@ -480,6 +609,7 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 	struct sroce_dev *dev = old->dev;
 	u32 key = old->ibmr.lkey;
 
+	sroce_mr_key_retire(dev, mr->key);
 	xa_erase(&dev->mr_xa, mr->ibmr.lkey >> SROCE_MR_KEY_SHIFT);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
@@ -491,27 +621,63 @@ void sroce_mr_rereg_swap(struct sroce_mr *old, struct sroce_mr *mr)
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_rereg_swap);
 
 /**
- * sroce_key_slot_get() - the entry of a key's index, whatever its state
+ * sroce_key_slot_get() - the entry of a key's index, whatever its state,
+ *	when it is of a type and PD the caller may act on
  * @dev: device
  * @key: lkey or rkey; only its index (upper 24 bits) is used
+ * @pd: PD of the QP acting on it: an entry of another PD is not found
+ * @types: BIT(enum sroce_mr_type) of each type the caller takes
  *
- * For the owners of a key's state (memory window binds), which check the
- * key and validity themselves under their lock.
+ * For the owners of a key's state (IB_WR_LOCAL_INV, memory window binds),
+ * which check the key and validity themselves under their lock.  Type and
+ * PD are checked before any reference is taken and before the key is
+ * compared: another PD's entry, whatever its key, is no entry at all, so
+ * a QP learns nothing of another PD's keys from its completions (IBTA
+ * 10.6.3.7, 10.6.7.2: a key of another PD is not valid for the QP), and
+ * takes no reference that another PD's owner could run into.
  * Context: any; RCU inside.
  * Return: the MR or window with a reference held, or NULL.
  */
-struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key)
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key,
+				    const struct sroce_pd *pd,
+				    unsigned int types)
 {
 	struct sroce_mr *mr;
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && !kref_get_unless_zero(&mr->ref))
+	/* @pd and @type never change once the entry is published */
+	if (mr && (mr->pd != pd || !(types & BIT(mr->type)) ||
+		   !kref_get_unless_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_slot_get);
+
+/*
+ * The valid entry @key names, with a reference, and a hold when @hold
+ * (sroce_mr_hold()); NULL when none.
+ */
+static struct sroce_mr *sroce_key_find(struct sroce_dev *dev, u32 key,
+				       bool hold)
+{
+	struct sroce_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
+	if (mr && (!sroce_mr_key_valid(mr, key) ||
+		   !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	/* again with the reference: a fast-register MR may have moved on */
+	if (mr && !(hold ? sroce_mr_hold(mr, key) :
+			   sroce_mr_key_valid(mr, key))) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
 
 /**
  * sroce_key_get() - find a valid MR or memory window by key
@@ -525,20 +691,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_key_slot_get);
  */
 struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key)
 {
-	struct sroce_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && (!sroce_mr_key_valid(mr, key) ||
-		   !kref_get_unless_zero(&mr->ref)))
-		mr = NULL;
-	/* again with the reference: a fast-register MR may have moved on */
-	if (mr && !sroce_mr_key_valid(mr, key)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
-	rcu_read_unlock();
-	return mr;
+	return sroce_key_find(dev, key, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_get);
 
@@ -570,6 +723,29 @@ struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote)
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup);
+
+/**
+ * sroce_mr_lookup_held() - find a valid MR by key, to keep across packets
+ * @dev: device
+ * @key: lkey (index in the upper 24 bits, a key byte below)
+ *
+ * sroce_mr_lookup() with a hold (sroce_mr_hold()): for SGE cursors and
+ * memory window binds, which keep the MR until they move past it.
+ * Context: any; RCU inside.
+ * Return: the MR with a reference and a hold (drop both with
+ * sroce_mr_put_held()), or NULL when no valid MR has this key.
+ */
+struct sroce_mr *sroce_mr_lookup_held(struct sroce_dev *dev, u32 key)
+{
+	struct sroce_mr *mr = sroce_key_find(dev, key, true);
+
+	if (mr && sroce_mr_is_window(mr)) {
+		sroce_mr_put_held(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_mr_lookup_held);
 
 /**
  * sroce_mr_check() - protection check of an access to an MR
@@ -684,6 +860,48 @@ int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
 
+/*
+ * The MR behind @rkey for an access of [@va, @va + @len) with @access,
+ * with a reference, and with a hold when @hold; a window's (@ref->win,
+ * with a reference, and its binding in @ref->gen) grants only its bytes
+ * with its own rights.  Return: the MR, or NULL (nothing held then).
+ */
+static struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *dev,
+					   const struct sroce_pd *pd, u32 qpn,
+					   u32 rkey, u64 va, u64 len,
+					   int access, bool hold,
+					   struct sroce_rkey_ref *ref)
+{
+	struct sroce_mr *mr = sroce_key_get(dev, rkey);
+	u32 key = rkey;
+
+	memset(ref, 0, sizeof(*ref));
+	if (mr && sroce_mr_is_window(mr)) {
+		ref->win = mr;
+		mr = sroce_mw_window_get(ref->win, pd, qpn, va, len, access,
+					 &ref->gen);
+		access = 0;	/* the window's rights were checked */
+		if (mr)
+			key = READ_ONCE(mr->key);
+	}
+	if (mr && hold && !sroce_mr_hold(mr, key)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
+		if (hold)
+			sroce_mr_put_held(mr);
+		else
+			sroce_mr_put(mr);
+		mr = NULL;
+	}
+	if (!mr && ref->win) {
+		sroce_mr_put(ref->win);
+		ref->win = NULL;
+	}
+	return mr;
+}
+
 /**
  * sroce_rkey_get() - resolve an rkey for a remote access and check it
  * @dev: device
@@ -696,7 +914,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
  *
  * An MR's rkey is checked by sroce_mr_check(); a memory window's grants
  * only its window, with its own rights, through the MR it is bound to
- * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).
+ * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).  For an access that
+ * ends with the packet that asked for it; one that goes on over later
+ * packets takes the rkey with sroce_rkey_hold().
  * Context: any.
  * Return: the MR to access, with a reference held, or NULL (remote
  * access error).
@@ -705,22 +925,61 @@ struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
 				const struct sroce_pd *pd, u32 qpn, u32 rkey,
 				u64 va, u64 len, int access)
 {
-	struct sroce_mr *mr = sroce_key_get(dev, rkey);
-	struct sroce_mr *win;
+	struct sroce_rkey_ref ref;
+	struct sroce_mr *mr;
 
-	if (mr && sroce_mr_is_window(mr)) {
-		win = mr;
-		mr = sroce_mw_window_get(win, pd, qpn, va, len, access);
-		sroce_mr_put(win);
-		access = 0;	/* the window's rights were checked */
-	}
-	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
+	mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access, false,
+				&ref);
+	if (ref.win)
+		sroce_mr_put(ref.win);
 	return mr;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_get);
+
+/**
+ * sroce_rkey_hold() - take an rkey for an access that goes on over
+ *	several packets
+ * @dev: device
+ * @pd: PD of the QP doing the access
+ * @qpn: that QP's number (a type 2B window must be bound to it)
+ * @rkey: the rkey of the RETH
+ * @va: first byte
+ * @len: bytes
+ * @access: IB_ACCESS_REMOTE_* rights the access needs
+ * @ref: filled: the MR (held, sroce_mr_hold()) and, for a window's rkey,
+ *	the window and its binding
+ *
+ * Checks as sroce_rkey_get() once, for the whole access (IBTA
+ * 9.7.5.1.2); each later packet checks sroce_rkey_ref_ok(), so the
+ * access ends when the MR is invalidated or the window's binding ends.
+ * Context: any.
+ * Return: 0, or -EACCES (remote access error; @ref holds nothing).
+ */
+int sroce_rkey_hold(struct sroce_dev *dev, const struct sroce_pd *pd,
+		    u32 qpn, u32 rkey, u64 va, u64 len, int access,
+		    struct sroce_rkey_ref *ref)
+{
+	ref->mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access,
+				     true, ref);
+	return ref->mr ? 0 : -EACCES;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_hold);
+
+/**
+ * sroce_rkey_release() - let go of an rkey taken with sroce_rkey_hold()
+ * @ref: the rkey, or a zeroed one; zeroed afterwards
+ *
+ * Context: any.
+ */
+void sroce_rkey_release(struct sroce_rkey_ref *ref)
+{
+	if (ref->mr)
+		sroce_mr_put_held(ref->mr);
+	if (ref->win)
+		sroce_mr_put(ref->win);
+	memset(ref, 0, sizeof(*ref));
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_release);
 
 /* ------------------------------------------------------------------ */
 /* Fast-register MRs (IBTA 10.6.3.6, 10.6.5: Base Memory Management)   */
@@ -887,9 +1146,11 @@ static int sroce_mr_fast_apply(struct sroce_mr *mr, u32 key, int access)
  * @pd, invalid (never registered, or invalidated since), and @key must
  * keep its index; only the key byte changes.  The page list
  * sroce_mr_map_sg() built takes effect with ibmr.iova and ibmr.length,
- * @access and @key.  Refused while an engine still holds the MR from its
- * previous registration (a message a peer left unfinished): that engine
- * would otherwise go on in the new one.
+ * @access and @key.  Refused while a holder (sroce_mr_hold(): an engine,
+ * a cursor, a window) still has the MR from its previous registration (a
+ * message a peer left unfinished): it would otherwise go on in the new
+ * one.  A lookup's passing reference does not count: another PD's QP that
+ * names the MR's index cannot make the registration fail.
  * Context: data path run (any context).
  * Return: 0, -EINVAL (no such MR, wrong type or index, MR valid or held,
  * bad @access, page list and length disagree), -EACCES (another PD).
@@ -909,8 +1170,10 @@ int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
 	if (err)
 		goto out;
 	spin_lock_irqsave(&mr->fr.lock, flags);
-	/* ours and the base reference: nobody uses the old registration */
-	if (READ_ONCE(mr->valid) || kref_read(&mr->ref) != 2)
+	/* the invalid state before the holders: pairs with sroce_mr_hold() */
+	smp_mb();
+	/* no holder: nobody goes on in the old registration */
+	if (READ_ONCE(mr->valid) || atomic_read(&mr->held))
 		err = -EINVAL;
 	else
 		err = sroce_mr_fast_apply(mr, key, access);
@@ -934,34 +1197,31 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
  * invalidating an invalid MR again is allowed.  From then on every lookup
  * and every access through a held reference fails.  A key naming a
  * memory window invalidates a type 2B window (sroce_mw_invalidate(),
- * IBTA 10.6.7.2.5).
+ * IBTA 10.6.7.2.5).  Another PD's MR or window is not looked at: the
+ * same -EINVAL as for a wrong key, whatever key byte names it.
  * Context: data path run (any context).
- * Return: 0, -EINVAL (no fast-register MR or type 2B window with that
- * key, windows bound), -EACCES (another PD).
+ * Return: 0, -EINVAL (no fast-register MR or type 2B window of @pd with
+ * that key, windows bound).
  */
 int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
 		       u32 qpn)
 {
-	struct sroce_mr *mr = sroce_key_slot_get(dev, key);
+	struct sroce_mr *mr = sroce_key_slot_get(dev, key, pd,
+						 BIT(SROCE_MR_FAST) |
+						 BIT(SROCE_MR_MW2));
 	unsigned long flags;
 	int err = 0;
 
-	if (mr && sroce_mr_is_window(mr)) {
+	if (!mr)
+		return -EINVAL;
+	if (sroce_mr_is_window(mr)) {
 		err = sroce_mw_invalidate(mr, pd, qpn, key);
 		sroce_mr_put(mr);
 		return err;
 	}
-	if (mr && mr->type != SROCE_MR_FAST) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
-	if (!mr)
-		return -EINVAL;
 	spin_lock_irqsave(&mr->fr.lock, flags);
 	if (READ_ONCE(mr->key) != key || atomic_read(&mr->num_mw))
 		err = -EINVAL;
-	else if (mr->pd != pd)
-		err = -EACCES;
 	else
 		WRITE_ONCE(mr->valid, false);
 	spin_unlock_irqrestore(&mr->fr.lock, flags);

@@ -73,6 +73,10 @@ struct sroce_fr {
  * @access: IB_ACCESS_* flags
  * @ref: references: the base one (dropped by deregistration), one per
  *	lookup; an engine may keep one across packets
+ * @held: holders that keep the MR across packets (an engine's message or
+ *	READ stream, an SGE cursor, a bound memory window), each with a
+ *	reference too (sroce_mr_hold()); IB_WR_REG_MR waits for none.  A
+ *	lookup's reference alone never counts
  * @free_node: entry in the device's list of deregistered MRs whose last
  *	reference went away outside process context (sroce_mr_put())
  * @valid: false once invalidated or deregistered; every access checks it
@@ -85,6 +89,10 @@ struct sroce_fr {
  * @mw_mr: a memory window's MR while bound (a reference held), else NULL;
  *	@iova, @length and @access are then the window's
  * @mw_qpn: QPN a type 2B window is bound to
+ * @mw_gen: a window's binding: changes whenever a binding ends (bind,
+ *	unbind, invalidation, deallocation; under fr.lock), so an access
+ *	granted through the window is checked again on every packet
+ *	(struct sroce_rkey_ref)
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -99,6 +107,7 @@ struct sroce_mr {
 	u32 offset;
 	int access;
 	struct kref ref;
+	atomic_t held;
 	struct llist_node free_node;
 	bool valid;
 	u32 key;
@@ -106,6 +115,7 @@ struct sroce_mr {
 	atomic_t num_mw;
 	struct sroce_mr *mw_mr;
 	u32 mw_qpn;
+	u32 mw_gen;
 };
 
 /**
@@ -136,12 +146,17 @@ void sroce_mr_dev_drain(struct sroce_dev *dev);
 void sroce_mr_put(struct sroce_mr *mr);
 
 struct sroce_mr *sroce_mr_lookup(struct sroce_dev *dev, u32 key, bool remote);
+struct sroce_mr *sroce_mr_lookup_held(struct sroce_dev *dev, u32 key);
+bool sroce_mr_hold(struct sroce_mr *mr, u32 key);
+void sroce_mr_put_held(struct sroce_mr *mr);
 
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
 bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
 				  const struct sroce_pd *pd);
-struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key);
+struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key,
+				    const struct sroce_pd *pd,
+				    unsigned int types);
 struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key);
 int sroce_mr_init_window(struct sroce_dev *dev, struct sroce_mr *win,
 			 struct sroce_pd *pd, enum sroce_mr_type type);
@@ -150,6 +165,45 @@ struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
 				u64 va, u64 len, int access);
 int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
 			  u32 qpn, u32 rkey);
+
+/**
+ * struct sroce_rkey_ref - an rkey an engine keeps across the packets of
+ *	one message (an RDMA WRITE) or response stream (an RDMA READ)
+ * @mr: the MR accessed, with a reference and a hold (sroce_mr_hold())
+ * @win: the memory window the rkey names, with a reference, or NULL
+ * @gen: @win's binding (its mw_gen) when the access was granted
+ *
+ * Taken by sroce_rkey_hold(), dropped by sroce_rkey_release(); zeroed,
+ * it holds nothing.
+ */
+struct sroce_rkey_ref {
+	struct sroce_mr *mr;
+	struct sroce_mr *win;
+	u32 gen;
+};
+
+int sroce_rkey_hold(struct sroce_dev *dev, const struct sroce_pd *pd,
+		    u32 qpn, u32 rkey, u64 va, u64 len, int access,
+		    struct sroce_rkey_ref *ref);
+void sroce_rkey_release(struct sroce_rkey_ref *ref);
+
+/**
+ * sroce_rkey_ref_ok() - does an access granted earlier still stand
+ * @ref: the rkey kept since the message's first packet (a non-NULL @mr)
+ *
+ * IBTA 10.6.7, 9.7.5.1.2: an access through a memory window ends with the
+ * window's binding (invalidation, a bind, deallocation), even in the
+ * middle of a message; an MR's own validity is checked by every copy
+ * (sroce_mr_copy()).  Two loads: cheap enough for every packet.
+ * Context: any.
+ * Return: true while the MR is valid and the window, if any, still has
+ * the binding the access was granted under.
+ */
+static inline bool sroce_rkey_ref_ok(const struct sroce_rkey_ref *ref)
+{
+	return READ_ONCE(ref->mr->valid) &&
+	       (!ref->win || READ_ONCE(ref->win->mw_gen) == ref->gen);
+}
 
 /* ------------------------------------------------------------------ */
 /* Memory windows (sroce_mw.c)                                         */
@@ -201,7 +255,7 @@ int sroce_mw_invalidate(struct sroce_mr *win, const struct sroce_pd *pd,
 			u32 qpn, u32 rkey);
 struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 				     const struct sroce_pd *pd, u32 qpn,
-				     u64 va, u64 len, int access);
+				     u64 va, u64 len, int access, u32 *gen);
 
 /**
  * struct sroce_reg_wqe - IB_WR_REG_MR in the wr area of a kernel QP's
@@ -247,7 +301,8 @@ int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val);
  * @num_sge: entries
  * @idx: current entry
  * @off: bytes consumed of entry @idx
- * @mr: MR of entry @idx once looked up (reference held), else NULL
+ * @mr: MR of entry @idx once looked up (a reference and a hold:
+ *	sroce_mr_lookup_held()), else NULL
  */
 struct sroce_sge_cursor {
 	const struct sroce_sge *sge;

@@ -263,7 +263,7 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *cur,
 EXPORT_SYMBOL_IF_KUNIT(sroce_sge_cursor_init);
 
 /**
- * sroce_sge_cursor_release() - drop the MR reference a cursor holds
+ * sroce_sge_cursor_release() - drop the MR a cursor holds
  * @cur: cursor; may be used again only after sroce_sge_cursor_init()
  *
  * Context: any.
@@ -271,7 +271,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_sge_cursor_init);
 void sroce_sge_cursor_release(struct sroce_sge_cursor *cur)
 {
 	if (cur->mr) {
-		sroce_mr_put(cur->mr);
+		sroce_mr_put_held(cur->mr);
 		cur->mr = NULL;
 	}
 }
@@ -307,7 +307,7 @@ static int sroce_sge_chunk(struct sroce_dev *dev, struct sroce_pd *pd,
 		sroce_sge_cursor_next(cur);
 	}
 	if (!cur->mr) {
-		cur->mr = sroce_mr_lookup(dev, sge->lkey, false);
+		cur->mr = sroce_mr_lookup_held(dev, sge->lkey);
 		if (!cur->mr)
 			return -EACCES;
 	}

@@ -5,7 +5,7 @@
  * A window is an entry of the device's key namespace (dev->mr_xa) like an
  * MR: a struct sroce_mr of type SROCE_MR_MW1 or SROCE_MR_MW2 whose @iova,
  * @length and @access describe the window and whose @mw_mr is the MR it
- * is bound to (a reference held, counted in that MR's @num_mw).  Its
+ * is bound to (a reference and a hold, counted in that MR's @num_mw).  Its
  * @valid says it is bound; its @key is the rkey in effect.  Binds,
  * invalidations and the responder's resolution of a window's rkey
  * (sroce_mw_window_get()) all run under the window's lock (fr.lock), so
@@ -76,8 +76,9 @@ static int sroce_mw_check_mr(const struct sroce_mr *win,
  * @b: the bind
  *
  * IBTA 10.6.7.2 (Bind Memory Window), rdma-core's ibv_bind_mw(3): the
- * new rkey keeps the window's index and the WR names the window by its
- * rkey in effect; the window and the QP share a PD; a type 2B window must
+ * window and the QP share a PD (checked first: nothing about another
+ * PD's window is compared); the new rkey keeps the window's index and the
+ * WR names the window by its rkey in effect; a type 2B window must
  * be unbound (invalidated) first; the rights are within SROCE_MW_ACCESS
  * (never zero based); a zero-length bind of a type 1 window unbinds it;
  * otherwise the MR is an MR of the window's PD registered with
@@ -93,11 +94,11 @@ int sroce_mw_bind_check(const struct sroce_mr *win, const struct sroce_mr *mr,
 {
 	if (win->type != SROCE_MR_MW1 && win->type != SROCE_MR_MW2)
 		return -EINVAL;
+	if (win->pd != pd)
+		return -EACCES;
 	if (READ_ONCE(win->key) != b->mw_rkey ||
 	    !sroce_mw_same_index(b->mw_rkey, b->new_rkey))
 		return -EINVAL;
-	if (win->pd != pd)
-		return -EACCES;
 	if (win->type == SROCE_MR_MW2 && READ_ONCE(win->valid))
 		return -EINVAL;
 	if (b->access & ~SROCE_MW_ACCESS)
@@ -108,7 +109,11 @@ int sroce_mw_bind_check(const struct sroce_mr *win, const struct sroce_mr *mr,
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_bind_check);
 
-/* Let go of the window's MR; the caller drops the returned reference. */
+/*
+ * End the window's binding: accesses granted under it stop at their next
+ * packet (mw_gen).  The caller drops the returned MR's hold and reference
+ * (sroce_mr_put_held()).
+ */
 static struct sroce_mr *sroce_mw_detach(struct sroce_mr *win)
 {
 	struct sroce_mr *old = win->mw_mr;
@@ -116,12 +121,13 @@ static struct sroce_mr *sroce_mw_detach(struct sroce_mr *win)
 	lockdep_assert_held(&win->fr.lock);
 	win->mw_mr = NULL;
 	WRITE_ONCE(win->valid, false);
+	WRITE_ONCE(win->mw_gen, win->mw_gen + 1);
 	if (old)
 		atomic_dec(&old->num_mw);
 	return old;
 }
 
-/* Apply a checked bind; @mr's reference passes to the window. */
+/* Apply a checked bind; @mr's reference and hold pass to the window. */
 static struct sroce_mr *sroce_mw_apply(struct sroce_mr *win,
 				       struct sroce_mr *mr, u32 qpn,
 				       const struct sroce_mw_bind *b)
@@ -150,15 +156,19 @@ static struct sroce_mr *sroce_mw_apply(struct sroce_mr *win,
  * @qpn: that QP's number; a type 2B window is bound to it
  * @b: the bind, copied out of the ring (every field untrusted)
  *
- * Checks with sroce_mw_bind_check(); a bound window takes a reference on
- * its MR and drops the one on the MR it was bound to before.
+ * Checks with sroce_mw_bind_check(); a bound window holds its MR (a
+ * reference and a hold: sroce_mr_hold()) and lets go of the MR it was
+ * bound to before.  A window of another PD is not looked at: -EINVAL, as
+ * for a wrong rkey.
  * Context: data path run (any context).
  * Return: 0, -EINVAL or -EACCES (IB_WC_MW_BIND_ERR).
  */
 int sroce_mw_bind(struct sroce_dev *dev, struct sroce_pd *pd, u32 qpn,
 		  const struct sroce_mw_bind *b)
 {
-	struct sroce_mr *win = sroce_key_slot_get(dev, b->mw_rkey);
+	struct sroce_mr *win = sroce_key_slot_get(dev, b->mw_rkey, pd,
+						  BIT(SROCE_MR_MW1) |
+						  BIT(SROCE_MR_MW2));
 	struct sroce_mr *mr = NULL;
 	struct sroce_mr *old = NULL;
 	unsigned long flags;
@@ -167,7 +177,7 @@ int sroce_mw_bind(struct sroce_dev *dev, struct sroce_pd *pd, u32 qpn,
 	if (!win)
 		return -EINVAL;
 	if (b->length)
-		mr = sroce_mr_lookup(dev, b->mr_lkey, false);
+		mr = sroce_mr_lookup_held(dev, b->mr_lkey);
 	spin_lock_irqsave(&win->fr.lock, flags);
 	err = sroce_mw_bind_check(win, mr, pd, b);
 	if (!err) {
@@ -177,9 +187,9 @@ int sroce_mw_bind(struct sroce_dev *dev, struct sroce_pd *pd, u32 qpn,
 	}
 	spin_unlock_irqrestore(&win->fr.lock, flags);
 	if (mr)
-		sroce_mr_put(mr);
+		sroce_mr_put_held(mr);
 	if (old)
-		sroce_mr_put(old);
+		sroce_mr_put_held(old);
 	sroce_mr_put(win);
 	return err;
 }
@@ -216,7 +226,7 @@ int sroce_mw_invalidate(struct sroce_mr *win, const struct sroce_pd *pd,
 		old = sroce_mw_detach(win);
 	spin_unlock_irqrestore(&win->fr.lock, flags);
 	if (old)
-		sroce_mr_put(old);
+		sroce_mr_put_held(old);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mw_invalidate);
@@ -229,16 +239,18 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mw_invalidate);
  * @va: first byte
  * @len: bytes
  * @access: IB_ACCESS_REMOTE_* rights the access needs
+ * @gen: set to the window's binding (mw_gen) the access is granted under
  *
  * IBTA 10.6.7, 9.7.5.1.2: the window must be bound, in the QP's PD (a
  * type 2B window to this QP), grant @access, and contain [@va, @va +
- * @len).
+ * @len).  An access over several packets holds on to @gen: the binding
+ * ends (sroce_mw_detach()) and so does the access (sroce_rkey_ref_ok()).
  * Context: any.
  * Return: the bound MR with a reference held, or NULL.
  */
 struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 				     const struct sroce_pd *pd, u32 qpn,
-				     u64 va, u64 len, int access)
+				     u64 va, u64 len, int access, u32 *gen)
 {
 	struct sroce_mr *mr = NULL;
 	unsigned long flags;
@@ -253,6 +265,7 @@ struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 	    (!len || (va >= win->iova && end <= win->iova + win->length))) {
 		mr = win->mw_mr;
 		kref_get(&mr->ref);	/* the window holds one */
+		*gen = win->mw_gen;
 	}
 	spin_unlock_irqrestore(&win->fr.lock, flags);
 	return mr;
@@ -322,7 +335,7 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	old = sroce_mw_detach(win);
 	spin_unlock_irqrestore(&win->fr.lock, flags);
 	if (old)
-		sroce_mr_put(old);
+		sroce_mr_put_held(old);
 	sroce_mr_destroy(win);
 	mw->win = NULL;
 	sroce_res_put(dev, SROCE_RES_MR);

@@ -172,6 +172,7 @@ void sroce_qp_schedule(struct sroce_qp *qp)
 	if (!queue_work(sroce_wq, &qp->work))
 		sroce_qp_put(qp);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_qp_schedule);
 
 static void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type type)
 {
@@ -288,17 +289,26 @@ void sroce_qp_last_wqe_reached(struct sroce_qp *qp)
 /*
  * Has the consumer taken every CQE of @cq?  User CQs and IB_POLL_DIRECT
  * ones are polled when their owner pleases: not waited for; XRC QPs lack
- * one or both.
+ * one or both.  The ring's header and index are read under the CQ lock,
+ * which sroce_cq_swap_ring() holds: a resize_cq racing with the device's
+ * failure swaps them whole, and frees the old ring only after.
  */
-static bool sroce_fatal_cq_taken(struct sroce_cq *cq)
+VISIBLE_IF_KUNIT bool sroce_fatal_cq_taken(struct sroce_cq *cq)
 {
-	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT ||
-	    !cq->queue.hdr)
+	struct sroce_queue_hdr *hdr;
+	unsigned long flags;
+	bool taken;
+
+	if (!cq || cq->is_user || cq->ibcq.poll_ctx == IB_POLL_DIRECT)
 		return true;
-	/* pairs with the release store of sroce_poll_cq() */
-	return smp_load_acquire(&cq->queue.hdr->consumer) ==
-	       READ_ONCE(cq->queue.kidx);
+	spin_lock_irqsave(&cq->lock, flags);
+	hdr = cq->queue.hdr;
+	/* acquire: pairs with the release store of sroce_poll_cq() */
+	taken = !hdr || smp_load_acquire(&hdr->consumer) == cq->queue.kidx;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return taken;
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_fatal_cq_taken);
 
 static bool sroce_fatal_qp_taken(struct sroce_qp *qp)
 {
@@ -763,7 +773,9 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  * @attr: attributes
  * @mask: IB_QP_* bits naming the valid attributes
  *
- * Validates the values, then, under @qp->state_lock, the transition and the
+ * Validates the values and allocates the responder resources a new
+ * max_dest_rd_atomic asks for (on the caller's memory cgroup), then, under
+ * @qp->state_lock, the transition and the
  * mask against the IBTA tables; stores the attributes, moves the state and
  * lets the data path pick up PSNs and reset itself (sroce_dp_modify(),
  * which also forgets the congestion control state on a move to RESET).
@@ -771,10 +783,12 @@ static int sroce_qp_states(struct sroce_qp *qp, const struct ib_qp_attr *attr,
  * flushed.
  * Context: process.
  * Return: 0, -EOPNOTSUPP (alternate path, non-standard bits), -EINVAL (bad
- * value, transition or mask; path MTU above the port's).
+ * value, transition or mask; path MTU above the port's), -ENOMEM (the
+ * responder resources of max_dest_rd_atomic).
  */
 int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 {
+	struct sroce_resp_res *res = NULL;
 	enum ib_qp_state cur, next;
 	struct sroce_av av = {};
 	unsigned long flags;
@@ -786,18 +800,18 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 		return -EOPNOTSUPP;
 
 	err = sroce_qp_check_attr(qp, attr, mask);
-	if (err)
-		return err;
-	if (mask & IB_QP_AV) {
+	if (!err && (mask & IB_QP_AV))
 		err = sroce_qp_check_av(qp, &attr->ah_attr, &av);
-		if (err)
-			return err;
-	}
+	if (!err)
+		res = sroce_resp_res_alloc(qp, attr, mask);
+	if (err || IS_ERR(res))
+		return err ?: PTR_ERR(res);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = sroce_qp_states(qp, attr, mask, &cur, &next);
 	if (err) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
+		kfree(res);
 		ibdev_dbg(qp->ibqp.device,
 			  "qp#%u %s -> %s mask %#x refused\n", sroce_qpn(qp),
 			  sroce_qp_state_name(cur), sroce_qp_state_name(next),
@@ -810,7 +824,9 @@ int sroce_qp_modify(struct sroce_qp *qp, struct ib_qp_attr *attr, int mask)
 		qp->mtu = ib_mtu_enum_to_int(READ_ONCE(qp->dev->mtu_cap));
 	sroce_qp_set_state(qp, next);
 	sroce_dp_modify(qp, mask, cur);
+	sroce_resp_res_offer(qp, mask, &res);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	kfree(res);	/* resources an earlier modify offered, never taken */
 
 	if (cur != next) {
 		ibdev_dbg(qp->ibqp.device, "qp#%u %s -> %s\n", sroce_qpn(qp),

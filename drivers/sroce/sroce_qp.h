@@ -218,6 +218,10 @@ void sroce_qp_error(struct sroce_qp *qp);
 void sroce_qp_last_wqe_reached(struct sroce_qp *qp);
 
 void sroce_dev_set_fatal(struct sroce_dev *dev);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit tests it (sroce_queue). */
+bool sroce_fatal_cq_taken(struct sroce_cq *cq);
+#endif
 void sroce_drain_sq(struct ib_qp *ibqp);
 void sroce_drain_rq(struct ib_qp *ibqp);
 

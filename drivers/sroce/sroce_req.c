@@ -895,7 +895,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	if (!is_power_of_2(snd->num) ||
 	    qp->sq.slot_size < sizeof(struct sroce_send_wqe))
 		return -EINVAL;
-	snd->wqes = kvcalloc(snd->num, sizeof(*snd->wqes), GFP_KERNEL);
+	snd->wqes = kvcalloc(snd->num, sizeof(*snd->wqes), SROCE_GFP_USER);
 	return snd->wqes ? 0 : -ENOMEM;
 }
 

@@ -111,27 +111,72 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	resp->failed = false;
 }
 
-/*
- * Size the responder resources to max_dest_rd_atomic (IBTA 9.5):
- * the queue is dropped first since it indexes them.  GFP_ATOMIC: callers
- * may run in softirq.  On failure read/atomic requests are dropped (the
- * requester retries) and the allocation is tried again later.
+/**
+ * sroce_resp_res_alloc() - the responder resources of a modify_qp
+ * @qp: the QP being modified
+ * @attr: the new attributes
+ * @mask: IB_QP_* bits naming the valid ones
+ *
+ * A reliable QP given max_dest_rd_atomic gets that many responder
+ * resources (IBTA 9.5), allocated here in the verb's process context and
+ * charged to its caller's memory cgroup, not later by a responder run
+ * (softirq, or a work item: no one's account); sroce_resp_res_offer()
+ * hands them over with the attribute.
+ * Context: process, may sleep.
+ * Return: the zeroed resources, NULL when there are none to allocate, or
+ * ERR_PTR(-ENOMEM).
  */
-static void sroce_resp_res_resize(struct sroce_qp *qp, u32 cap)
+struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_qp *qp,
+					    const struct ib_qp_attr *attr,
+					    int mask)
+{
+	struct sroce_resp_res *res;
+
+	if (!(mask & IB_QP_MAX_DEST_RD_ATOMIC) ||
+	    !sroce_qpt_reliable(qp->type) || !attr->max_dest_rd_atomic)
+		return NULL;
+	res = kcalloc(attr->max_dest_rd_atomic, sizeof(*res),
+		      GFP_KERNEL_ACCOUNT);
+	return res ?: ERR_PTR(-ENOMEM);
+}
+
+/**
+ * sroce_resp_res_offer() - hand a modify_qp's responder resources over
+ * @qp: the QP; qp->attr holds the new max_dest_rd_atomic
+ * @mask: the modify_qp's IB_QP_* bits
+ * @res: in: what sroce_resp_res_alloc() returned for it; out: resources
+ *	offered before and not taken up yet, for the caller to kfree()
+ *	once it dropped the lock
+ *
+ * The responder takes them up before its next request (sroce_resp_sync()).
+ * Context: qp->state_lock held (any context).
+ */
+void sroce_resp_res_offer(struct sroce_qp *qp, int mask,
+			  struct sroce_resp_res **res)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+
+	lockdep_assert_held(&qp->state_lock);
+	if (!(mask & IB_QP_MAX_DEST_RD_ATOMIC) || !sroce_qpt_reliable(qp->type))
+		return;
+	swap(resp->pend_res, *res);
+	resp->pend_res_set = true;
+}
+
+/*
+ * Take up the responder resources modify_qp sized to max_dest_rd_atomic
+ * (IBTA 9.5): the queue is dropped first since it indexes the old ones.
+ */
+static void sroce_resp_res_install(struct sroce_qp *qp,
+				   struct sroce_resp_res *res)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	sroce_resp_out_clear(qp);
 	kfree(resp->res);
-	resp->res = NULL;
-	resp->res_cap = 0;
+	resp->res = res;
+	resp->res_cap = res ? resp->attr.max_rd : 0;
 	resp->res_head = 0;
-	if (!cap)
-		return;
-	resp->res = kcalloc(cap, sizeof(*resp->res),
-			    GFP_ATOMIC | __GFP_NOWARN);
-	if (resp->res)
-		resp->res_cap = cap;
 }
 
 /**
@@ -146,7 +191,8 @@ void sroce_resp_sync(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_attr *a = &resp->attr;
-	bool reset, set_psn;
+	bool reset, set_psn, set_res;
+	struct sroce_resp_res *res;
 	unsigned long flags;
 	u32 psn;
 
@@ -165,6 +211,10 @@ void sroce_resp_sync(struct sroce_qp *qp)
 	psn = resp->pend_psn_val;
 	resp->pend_reset = false;
 	resp->pend_psn = false;
+	res = resp->pend_res;
+	set_res = resp->pend_res_set;
+	resp->pend_res = NULL;
+	resp->pend_res_set = false;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (reset)
@@ -175,8 +225,8 @@ void sroce_resp_sync(struct sroce_qp *qp)
 		resp->nak_sent = false;
 		resp->uc_drop = false;
 	}
-	if (a->max_rd != resp->res_cap && sroce_resp_state_rx(resp))
-		sroce_resp_res_resize(qp, a->max_rd);
+	if (set_res)
+		sroce_resp_res_install(qp, res);
 }
 
 /* ------------------------------------------------------------------ */
@@ -316,9 +366,28 @@ static bool sroce_resp_op_seq_ok(const struct sroce_resp *resp, u32 mask)
 	}
 }
 
-/* The QP's access flags enable the operation (IBTA 9.7.5.1.2). */
-static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
+/*
+ * The QP's flush rights cover a FLUSH's placement type (IBTA 1.5 annex
+ * A19.4.1.1; rdma_rxe's rule since Linux 6.2): each type it names needs
+ * its right, IB_ACCESS_FLUSH_GLOBAL or _PERSISTENT, in qp_access_flags.
+ */
+static bool sroce_resp_flush_allowed(const struct sroce_resp *resp,
+				     const struct sroce_pkt_info *pkt)
 {
+	u8 type = sroce_feth_type(sroce_pkt_hdr(pkt, SROCE_HDR_FETH));
+	int acc = resp->attr.access;
+
+	if ((type & SROCE_FLUSH_GLOBAL) && !(acc & SROCE_ACCESS_FLUSH_GLOBAL))
+		return false;
+	return !(type & SROCE_FLUSH_PERSISTENT) ||
+	       (acc & SROCE_ACCESS_FLUSH_PERSISTENT);
+}
+
+/* The QP's access flags enable the operation (IBTA 9.7.5.1.2). */
+static bool sroce_resp_op_allowed(const struct sroce_resp *resp,
+				  const struct sroce_pkt_info *pkt)
+{
+	u32 mask = pkt->mask;
 	int acc = resp->attr.access;
 
 	if (mask & (SROCE_MASK_WRITE | SROCE_MASK_ATOMIC_WRITE))
@@ -327,6 +396,8 @@ static bool sroce_resp_op_allowed(const struct sroce_resp *resp, u32 mask)
 		return acc & IB_ACCESS_REMOTE_READ;
 	if (mask & SROCE_MASK_ATOMIC)
 		return acc & IB_ACCESS_REMOTE_ATOMIC;
+	if (mask & SROCE_MASK_FLUSH)
+		return sroce_resp_flush_allowed(resp, pkt);
 	return true;
 }
 
@@ -357,6 +428,31 @@ struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 }
 
 /**
+ * sroce_resp_rkey_hold() - take a request's rkey for all its packets
+ * @qp: the responder's QP
+ * @rkey: the rkey of the RETH
+ * @va: first byte addressed
+ * @len: bytes addressed
+ * @access: IB_ACCESS_* rights the operation needs
+ * @ref: filled as sroce_rkey_hold() does
+ *
+ * sroce_resp_rkey() for an RDMA WRITE whose later packets use the rkey
+ * too: they check it with sroce_rkey_ref_ok() (IBTA 9.7.5.1.2, 10.6.7).
+ * Context: the QP's responder run.
+ * Return: 0, or -EACCES (counted; @ref holds nothing).
+ */
+int sroce_resp_rkey_hold(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			 int access, struct sroce_rkey_ref *ref)
+{
+	int err = sroce_rkey_hold(qp->dev, sroce_resp_pd(qp), sroce_qpn(qp),
+				  rkey, va, len, access, ref);
+
+	if (err)
+		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_ACCESS_ERR);
+	return err;
+}
+
+/**
  * sroce_resp_check_res() - is there a responder resource for a new request
  * @qp: the responder's QP
  *
@@ -365,7 +461,7 @@ struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
  * invalid request.
  * Context: the QP's responder run.
  * Return: SROCE_RESP_OK, SROCE_RESP_NAK_INV, or SROCE_RESP_DROP when the
- * resources could not be allocated (the requester retries).
+ * resources are missing (the requester retries).
  */
 enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
 {
@@ -376,7 +472,7 @@ enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp)
 		return SROCE_RESP_NAK_INV;
 	}
 	if (!resp->res_cap)
-		return SROCE_RESP_DROP;	/* allocation failed, retry */
+		return SROCE_RESP_DROP;	/* not taken up yet: retried */
 	if (resp->res[resp->res_head].busy) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		return SROCE_RESP_NAK_INV;
@@ -566,7 +662,7 @@ static void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
 	resp->nak_sent = false;
 	if (!sroce_resp_xrc_get(qp, pkt) ||
 	    !sroce_resp_op_seq_ok(resp, pkt->mask) ||
-	    !sroce_resp_op_allowed(resp, pkt->mask)) {
+	    !sroce_resp_op_allowed(resp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		ret = SROCE_RESP_NAK_INV;
 	} else {
@@ -712,7 +808,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
 			return;
 		}
 	}
-	if (!sroce_resp_op_allowed(resp, pkt->mask)) {
+	if (!sroce_resp_op_allowed(resp, pkt)) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		ret = SROCE_RESP_NAK_INV;
 	} else if (pkt->mask & SROCE_MASK_SEND) {
@@ -732,7 +828,8 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sk_buff *skb,
  * @qp: queue pair being created, not yet published
  *
  * Context: process (create_qp).  Nothing is allocated here; responder
- * resources are sized when the QP reaches RTR (IBTA 9.5).
+ * resources come with max_dest_rd_atomic (sroce_resp_res_alloc(), IBTA
+ * 9.5).
  */
 void sroce_resp_init(struct sroce_qp *qp)
 {
@@ -873,4 +970,6 @@ void sroce_resp_stop(struct sroce_qp *qp)
 	kfree(resp->res);
 	resp->res = NULL;
 	resp->res_cap = 0;
+	kfree(resp->pend_res);
+	resp->pend_res = NULL;
 }

@@ -69,8 +69,10 @@ enum sroce_resp_msg_op {
  *	must name it too
  * @len: payload bytes placed so far (SEND) or RETH DMA length (WRITE)
  * @cur: scatter position in @wqe's SGE list (holds an MR reference)
- * @mr: target MR of an RDMA WRITE, with a reference, kept across packets
- * @va: next byte to write in @mr
+ * @rk: the R_Key of an RDMA WRITE, taken at its first packet and kept
+ *	across the others: its MR (a reference and a hold) and window, each
+ *	packet checking it still grants the access (sroce_rkey_ref_ok())
+ * @va: next byte to write in @rk's MR
  * @resid: bytes of the RDMA WRITE still expected
  * @wqe: private copy of the receive WQE (validated, never re-read)
  */
@@ -81,7 +83,7 @@ struct sroce_resp_msg {
 	u32 xsrqn;
 	u32 len;
 	struct sroce_sge_cursor cur;
-	struct sroce_mr *mr;
+	struct sroce_rkey_ref rk;
 	u64 va;
 	u32 resid;
 	struct sroce_recv_wqe wqe;
@@ -179,8 +181,9 @@ struct sroce_resp_attr {
  * @out: queued responses (struct sroce_resp_out, sroce_resp_out.c),
  *	oldest first
  * @out_len: entries in @out
- * @rd_mr: MR of the READ response stream at the head of @out, with a
- *	reference, or NULL
+ * @rd: the R_Key of the READ response stream at the head of @out, once
+ *	its first packet took it (its MR with a reference and a hold, its
+ *	window), checked again for every packet; zeroed when none
  * @ooo: RC requests that arrived ahead of @epsn, in PSN order, each
  *	PSN once (sroce_resp.c, "Out-of-order hold"); bounded by
  *	SROCE_RESP_OOO_MAX_*, freed on reset and destroy
@@ -188,6 +191,10 @@ struct sroce_resp_attr {
  * @pend_reset: set by sroce_resp_modify() on a move to RESET
  * @pend_psn: set by sroce_resp_modify() when rq_psn was given
  * @pend_psn_val: that rq_psn
+ * @pend_res: set by sroce_resp_res_offer() when max_dest_rd_atomic was
+ *	given: the responder resources for it (NULL for none), allocated by
+ *	the verb on its caller's account, for the run to take up
+ * @pend_res_set: @pend_res is to be taken up
  */
 struct sroce_resp {
 	struct sroce_resp_attr attr;
@@ -206,13 +213,15 @@ struct sroce_resp {
 	u32 res_head;
 	struct list_head out;
 	u32 out_len;
-	struct sroce_mr *rd_mr;
+	struct sroce_rkey_ref rd;
 	struct sk_buff_head ooo;
 	u32 ooo_bytes;
 	/* under qp->state_lock */
 	bool pend_reset;
 	bool pend_psn;
 	u32 pend_psn_val;
+	struct sroce_resp_res *pend_res;
+	bool pend_res_set;
 };
 
 /* Response packets of an RDMA READ of @len bytes at path MTU @mtu. */
@@ -231,6 +240,13 @@ int sroce_resp_queue_atomic(struct sroce_qp *qp, u16 res, u32 psn);
 void sroce_resp_out_drop_from(struct sroce_qp *qp, u32 psn);
 void sroce_resp_out_clear(struct sroce_qp *qp);
 bool sroce_resp_push(struct sroce_qp *qp, int budget);
+
+/* Responder resources, allocated by modify_qp (sroce_resp.c) */
+struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_qp *qp,
+					    const struct ib_qp_attr *attr,
+					    int mask);
+void sroce_resp_res_offer(struct sroce_qp *qp, int mask,
+			  struct sroce_resp_res **res);
 
 /* Request handling (sroce_resp.c), called back by the queue */
 void sroce_resp_fatal(struct sroce_qp *qp, u8 syndrome, u32 psn);
@@ -256,6 +272,8 @@ struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp, u8 type,
 					   u32 psn, u32 npsn, u16 *idx);
 struct sroce_mr *sroce_resp_rkey(struct sroce_qp *qp, u32 rkey, u64 va,
 				 u64 len, int access);
+int sroce_resp_rkey_hold(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			 int access, struct sroce_rkey_ref *ref);
 
 /* Steps of sroce_resp.c that sroce_resp_recv.c uses (responder run only) */
 void sroce_resp_sync(struct sroce_qp *qp);

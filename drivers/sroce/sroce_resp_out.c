@@ -162,11 +162,8 @@ static void sroce_resp_out_free(struct sroce_qp *qp, struct sroce_resp_out *o)
 	if (o->kind != SROCE_OUT_ACK && o->res < resp->res_cap &&
 	    resp->res[o->res].busy)
 		resp->res[o->res].busy--;
-	if (o->kind == SROCE_OUT_READ && resp->rd_mr &&
-	    list_is_first(&o->list, &resp->out)) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
+	if (o->kind == SROCE_OUT_READ && list_is_first(&o->list, &resp->out))
+		sroce_rkey_release(&resp->rd);
 	list_del(&o->list);
 	resp->out_len--;
 	kfree(o);
@@ -188,10 +185,7 @@ void sroce_resp_out_clear(struct sroce_qp *qp)
 
 	list_for_each_entry_safe(o, tmp, &resp->out, list)
 		sroce_resp_out_free(qp, o);
-	if (resp->rd_mr) {
-		sroce_mr_put(resp->rd_mr);
-		resp->rd_mr = NULL;
-	}
+	sroce_rkey_release(&resp->rd);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_resp_out_clear);
 
@@ -378,8 +372,9 @@ static u8 sroce_resp_read_opcode(const struct sroce_resp_out *o, u32 mtu)
 }
 
 /*
- * MR of the stream at the head of the queue: looked up once per stream
- * and kept with its reference; checked again for validity per packet.
+ * MR of the stream at the head of the queue: its R_Key is taken once per
+ * stream (sroce_rkey_hold()) and checked again for every packet: the MR
+ * still valid, a window still bound as it was (IBTA 9.7.5.1.2, 10.6.7).
  * The PD is the QP's, or on an XRC TGT QP the one of the XRC SRQ the
  * request named, held only for the lookup (annex A14).
  */
@@ -387,22 +382,22 @@ static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
 					   struct sroce_resp_out *o)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
-	struct sroce_mr *mr = resp->rd_mr;
 	struct sroce_srq *srq = NULL;
 	struct sroce_pd *pd = qp->pd;
+	int err;
 
-	if (!mr) {
+	if (!resp->rd.mr) {
 		if (qp->type == IB_QPT_XRC_TGT)
 			pd = sroce_resp_xrc_pd(qp, o->xsrqn, &srq);
-		mr = sroce_rkey_get(qp->dev, pd, sroce_qpn(qp), o->rkey,
-				    o->va, o->resid, IB_ACCESS_REMOTE_READ);
+		err = sroce_rkey_hold(qp->dev, pd, sroce_qpn(qp), o->rkey,
+				      o->va, o->resid, IB_ACCESS_REMOTE_READ,
+				      &resp->rd);
 		if (srq)
 			sroce_srq_put(srq);
-		if (!mr)
+		if (err)
 			return NULL;
-		resp->rd_mr = mr;
 	}
-	return READ_ONCE(mr->valid) ? mr : NULL;
+	return sroce_rkey_ref_ok(&resp->rd) ? resp->rd.mr : NULL;
 }
 
 /*

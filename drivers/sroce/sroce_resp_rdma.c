@@ -256,14 +256,17 @@ static int sroce_resp_flush_access(u8 type)
  * @qp: the responder's QP
  * @pkt: the request
  *
- * FLUSH (IBTA 1.5 annex A19.4): a known placement type and selectivity
- * level (else an invalid request); the rkey, an MR's or a window's, in the
- * QP's PD with the flush rights of the placement type, and at level RANGE
- * [va, va + len) inside it; at level MR the whole MR, whatever the RETH
- * says.  Anything else is a remote access error, as for a READ.  sroce has
- * no persistent memory: no MR carries IB_ACCESS_FLUSH_PERSISTENT (the core
- * refuses it without IB_DEVICE_FLUSH_PERSISTENT; windows carry no flush
- * right at all), so a PERSISTENT FLUSH is always refused.  The responder
+ * FLUSH (IBTA 1.5 annex A19.4), on a QP whose flush rights cover its
+ * placement type (checked with its other access flags before this, as
+ * rdma_rxe does: else an invalid request): a known placement type and
+ * selectivity level (else an invalid request); the rkey, an MR's or a
+ * window's, in the QP's PD with the flush rights of the placement type,
+ * and at level RANGE [va, va + len) inside it; at level MR the whole MR,
+ * whatever the RETH says.  Anything else is a remote access error, as for
+ * a READ.  sroce has no persistent memory: no QP or MR carries
+ * IB_ACCESS_FLUSH_PERSISTENT (the core refuses it without
+ * IB_DEVICE_FLUSH_PERSISTENT; windows carry no flush right at all), so a
+ * PERSISTENT FLUSH is always refused.  The responder
  * executes requests in order: every one before this has reached memory,
  * and a write barrier makes it globally visible before the answer.  A
  * responder resource answers it, and its duplicates, with an RDMA READ

@@ -204,9 +204,7 @@ void sroce_resp_msg_end(struct sroce_qp *qp)
 
 	if (msg->have_wqe)
 		sroce_sge_cursor_release(&msg->cur);
-	if (msg->mr)
-		sroce_mr_put(msg->mr);
-	msg->mr = NULL;
+	sroce_rkey_release(&msg->rk);
 	msg->have_wqe = false;
 	msg->op = SROCE_MSG_NONE;
 	msg->len = 0;
@@ -518,9 +516,9 @@ enum sroce_resp_ret sroce_resp_do_send(struct sroce_qp *qp,
 /* ------------------------------------------------------------------ */
 
 /*
- * FIRST/ONLY: check the RETH once for the whole message and keep the MR
- * with its reference until the last packet (IBTA 9.7.5.1.2).  A zero
- * length write needs no valid R_Key.
+ * FIRST/ONLY: check the RETH for the whole message and keep its R_Key
+ * (the MR, a window's binding) until the last packet, each packet checking
+ * it again (IBTA 9.7.5.1.2).  A zero length write needs no valid R_Key.
  */
 static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 						  const struct sroce_pkt_info *pkt)
@@ -534,12 +532,9 @@ static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 		sroce_counter_inc(qp->dev, SROCE_CNT_REMOTE_INVALID_REQ);
 		return SROCE_RESP_NAK_INV;
 	}
-	if (len) {
-		msg->mr = sroce_resp_rkey(qp, be32_to_cpu(reth->rkey), va, len,
-					  IB_ACCESS_REMOTE_WRITE);
-		if (!msg->mr)
-			return SROCE_RESP_NAK_ACC;
-	}
+	if (len && sroce_resp_rkey_hold(qp, be32_to_cpu(reth->rkey), va, len,
+					IB_ACCESS_REMOTE_WRITE, &msg->rk))
+		return SROCE_RESP_NAK_ACC;
 	msg->op = SROCE_MSG_WRITE;
 	msg->va = va;
 	msg->resid = len;
@@ -547,12 +542,16 @@ static enum sroce_resp_ret sroce_resp_write_start(struct sroce_qp *qp,
 	return SROCE_RESP_OK;
 }
 
-/* Return: 0, or -EACCES when the MR was deregistered or invalidated. */
+/*
+ * Return: 0, or -EACCES when the MR was deregistered or invalidated, or
+ * the window's binding ended.
+ */
 static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 {
 	struct sroce_resp_msg *msg = &to_sroce_resp(qp)->msg;
 
-	if (sroce_mr_copy(msg->mr, msg->va, buf, len, SROCE_TO_MR))
+	if (!sroce_rkey_ref_ok(&msg->rk) ||
+	    sroce_mr_copy(msg->rk.mr, msg->va, buf, len, SROCE_TO_MR))
 		return -EACCES;
 	msg->va += len;
 	msg->resid -= len;
@@ -562,9 +561,10 @@ static int sroce_resp_chunk_mr(struct sroce_qp *qp, void *buf, u32 len)
 /*
  * Copy one WRITE packet's payload into the MR kept since FIRST.  The MR
  * range was checked; the copy fails when the MR was deregistered or
- * invalidated since (remote access error, IBTA 9.7.5.1.2), the walk on a
- * packet shorter than its headers say (a length error like a payload
- * that does not match the RETH, IBTA 9.7.5.1.4).
+ * invalidated since, or the binding of the window the R_Key names ended
+ * (remote access error, IBTA 9.7.5.1.2, 10.6.7: nothing is written), the
+ * walk on a packet shorter than its headers say (a length error like a
+ * payload that does not match the RETH, IBTA 9.7.5.1.4).
  */
 static enum sroce_resp_ret sroce_resp_write_data(struct sroce_qp *qp,
 						 struct sk_buff *skb,

@@ -6,8 +6,8 @@
  * Usage: hostile -d DEV -g GIDX -D DEV2 -G GIDX2 [-t TESTS] [-s SECS]
  *   DEV, GIDX    the device under test, index of a RoCE v2 GID on port 1
  *   DEV2, GIDX2  the peer device of the RC pairs (the other end of a veth)
- *   TESTS        comma list of dump, dereg, limits, scribble, memcg
- *                (default: all)
+ *   TESTS        comma list of dump, dereg, limits, scribble, memcg,
+ *                memcg_sq (default: all)
  *   SECS         how long the dump race runs (default 20)
  *
  * Tests (each runs in a child process of its own, with a time limit, so a
@@ -29,6 +29,11 @@
  *   memcg     ring memory is charged to the caller's memory cgroup:
  *             memory.current grows by the ring sizes when a CQ and a QP
  *             with big rings are created (SKIP without a memory cgroup)
+ *   memcg_sq  the kernel's own per-WQE state of a send queue is charged
+ *             too: under a memory.max with room for the rings but not
+ *             for that state, a QP with the largest send queue is refused
+ *             with ENOMEM; without the limit it is created (SKIP without
+ *             a memory cgroup)
  *
  * Output: `PASS name (detail)`, `FAIL name: why` or `SKIP name: why` lines;
  * exit status 1 when anything failed.
@@ -971,11 +976,11 @@ static void t_scribble(const struct cfg *c)
 /* memcg: ring memory is charged to the caller                         */
 /* ------------------------------------------------------------------ */
 
-static long memcg_current(void)
+/* Path of file @name of our cgroup (cgroup2) in @path; -1 if none. */
+static int memcg_file(const char *name, char *path, size_t size)
 {
-	char line[4096], path[4200];
+	char line[4096];
 	FILE *f = fopen("/proc/self/cgroup", "r");
-	long v = -1;
 
 	if (!f)
 		return -1;
@@ -986,7 +991,18 @@ static long memcg_current(void)
 	line[strcspn(line, "\n")] = 0;
 	if (strncmp(line, "0::", 3))
 		return -1;
-	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", line + 3);
+	snprintf(path, size, "/sys/fs/cgroup%s/%s", line + 3, name);
+	return 0;
+}
+
+static long memcg_current(void)
+{
+	char path[4200];
+	long v = -1;
+	FILE *f;
+
+	if (memcg_file("memory.current", path, sizeof(path)))
+		return -1;
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -1038,6 +1054,93 @@ static void t_memcg(const struct cfg *c)
 		     (after - before) >> 10, (after - freed) >> 10, rings >> 10);
 }
 
+/* Writes @v to the open memory.max @fd; 0 or an errno value. */
+static int memcg_set_max(int fd, const char *v)
+{
+	return pwrite(fd, v, strlen(v), 0) == (ssize_t)strlen(v) ? 0 : errno;
+}
+
+/* An RC QP with a send queue of @swr WQEs and one receive WQE, or NULL. */
+static struct ibv_qp *sq_qp(struct rdev *d, struct ibv_cq *cq, uint32_t swr)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = swr, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(d->pd, &ia);
+}
+
+/*
+ * memcg_sq: the send queue's kernel state (an entry per WQE holding a
+ * copy of it: the ring's size again at least) is charged to the caller as
+ * well.  memory.max is set to what is in use plus the rings plus
+ * SQ_SLACK: a QP whose rings alone are charged fits, one whose kernel
+ * state is charged too does not.
+ */
+#define SQ_SLACK	(2l << 20)
+
+static void t_memcg_sq(const struct cfg *c)
+{
+	char path[4200], lim[32];
+	struct rdev d;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	long rings, state, cur;
+	int fd, err;
+
+	if (memcg_current() < 0 || memcg_file("memory.max", path, sizeof(path))) {
+		printf("SKIP memcg_sq: not in a cgroup with the memory controller\n");
+		return;
+	}
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	rdev_open(&d, c->dev, c->gidx);
+	cq = ibv_create_cq(d.ctx, 16, NULL, NULL, 0);
+	if (!cq)
+		die("ibv_create_cq: %s", strerror(errno));
+	state = (long)d.attr.max_qp_wr * sizeof(struct sroce_send_wqe);
+	rings = state + 3 * 4096;	/* the SQ, the 1-WQE RQ, headers */
+	if (state < 2 * SQ_SLACK) {
+		printf("SKIP memcg_sq: max_qp_wr %d too small to tell\n",
+		       d.attr.max_qp_wr);
+		return;
+	}
+	cur = memcg_current();
+	snprintf(lim, sizeof(lim), "%ld", cur + rings + SQ_SLACK);
+	err = memcg_set_max(fd, lim);
+	if (err)
+		die("write %s to %s: %s", lim, path, strerror(err));
+	qp = sq_qp(&d, cq, d.attr.max_qp_wr);
+	err = qp ? 0 : errno;
+	if (memcg_set_max(fd, "max"))
+		die("write max to %s: %s", path, strerror(errno));
+	if (qp) {
+		fail("memcg_sq", "a %d-WQE send queue created under memory.max = in use + %ld KiB (rings %ld KiB): its kernel state is not charged",
+		     d.attr.max_qp_wr, (rings + SQ_SLACK) >> 10, rings >> 10);
+		ibv_destroy_qp(qp);
+		return;
+	}
+	if (err != ENOMEM) {
+		fail("memcg_sq", "ibv_create_qp under the limit: %s, expected ENOMEM",
+		     strerror(err));
+		return;
+	}
+	qp = sq_qp(&d, cq, d.attr.max_qp_wr);
+	if (!qp) {
+		fail("memcg_sq", "ibv_create_qp without the limit: %s",
+		     strerror(errno));
+		return;
+	}
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	close(fd);
+	pass("memcg_sq", "ENOMEM under memory.max = in use + %ld KiB, created without it",
+	     (rings + SQ_SLACK) >> 10);
+}
+
 /* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
@@ -1051,6 +1154,7 @@ static const struct {
 	{ "limits", t_limits },
 	{ "scribble", t_scribble },
 	{ "memcg", t_memcg },
+	{ "memcg_sq", t_memcg_sq },
 };
 
 /* Runs @i in a child; FAIL lines when it dies or outlives CHILD_MAX_S. */
@@ -1089,7 +1193,7 @@ static void run_test(int i, const struct cfg *c)
 int main(int argc, char **argv)
 {
 	struct cfg c = { .gidx = -1, .gidx2 = -1, .secs = 20 };
-	const char *which = "dump,dereg,limits,scribble,memcg";
+	const char *which = "dump,dereg,limits,scribble,memcg,memcg_sq";
 	char list[256];
 	size_t i;
 	int opt;
