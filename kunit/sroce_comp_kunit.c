@@ -1037,6 +1037,8 @@ static const struct sroce_ackreq_case {
 	  .rto_jiffies = 100 },
 	{ .name = "paced_long_gap", .cwnd = 256, .noack_pkts = 1,
 	  .since_jiffies = 1000, .rto_jiffies = 100, .due = true },
+	{ .name = "no_timer_no_time_rule", .cwnd = 256, .noack_pkts = 1,
+	  .since_jiffies = 1000 },
 };
 
 static void sroce_ackreq_case_desc(const struct sroce_ackreq_case *c,

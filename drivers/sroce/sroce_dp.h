@@ -2,7 +2,8 @@
 /*
  * Per-QP data path state (requester, completer, responder) and the hooks
  * the QP state machine calls.  Owned by sroce_dp.c, sroce_req.c,
- * sroce_comp.c and sroce_resp.c (the responder interface below).
+ * sroce_comp.c, sroce_retx.c and sroce_resp.c (the responder interface
+ * below).
  */
 #ifndef SROCE_DP_H
 #define SROCE_DP_H
@@ -61,7 +62,7 @@ enum sroce_dp_flag {
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
  * @send: send-side state: requester and completer (sroce_req.c,
- *	sroce_comp.c), owned by the send side's RUNNING
+ *	sroce_comp.c, sroce_retx.c), owned by the send side's RUNNING
  * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by
  *	RESP_RUNNING
  * @run_map: lockdep's view of each side's RUNNING bit (by enum

@@ -9,9 +9,9 @@
  * into path-MTU packets; an RDMA READ request reserves one PSN per expected
  * response packet; AckReq is set on the last packet of a message and every
  * SROCE_REQ_ACK_EVERY packets (every half congestion window when that is
- * smaller).  RC flow control keeps the requester within the congestion
- * window (at most SROCE_REQ_WINDOW PSNs, fewer after losses, see
- * sroce_comp.c) of the oldest unacknowledged PSN and within max_rd_atomic
+ * smaller, or by time).  RC flow control keeps the requester within the
+ * congestion window (at most SROCE_REQ_WINDOW PSNs, fewer after losses,
+ * see sroce_retx.c) of the oldest unacknowledged PSN and within max_rd_atomic
  * outstanding RDMA READs/atomics.
  *
  * Retransmission is go-back-N (9.7.5.1): sroce_req_rewind() moves the

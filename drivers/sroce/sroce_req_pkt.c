@@ -132,17 +132,20 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
  * Is an ACK to be asked for (IBTA 9.7.2, AckReq) before the last packet
  * of a message?  By count: every half congestion window (a small window
  * needs ACKs more often to move on), at most every SROCE_REQ_ACK_EVERY
- * packets.  By time: when half a retransmit timeout passed since the
- * newest packet that asked, or since the last progress; the timeout
- * counts from those (sroce_comp.c), and a paced sender, which sends few
- * packets per RTO, would otherwise time out between two AckReqs.
+ * packets.  By time (with a finite local ACK timeout): when half a
+ * retransmit timeout passed since the newest packet that asked, or since
+ * the last progress; the timeout counts from those (sroce_retx.c), and a
+ * paced sender, which sends few packets per RTO, would otherwise time out
+ * between two AckReqs.
  */
 VISIBLE_IF_KUNIT bool sroce_req_ackreq_due(struct sroce_send *snd)
 {
 	if (++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
 					 SROCE_REQ_ACK_EVERY))
 		return true;
-	return !time_before(jiffies, snd->last_progress +
+	/* no retransmit timer without a local ACK timeout (infinite) */
+	return snd->timeout_jiffies &&
+	       !time_before(jiffies, snd->last_progress +
 			    max(sroce_retx_rto(snd) / 2, 1UL));
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_req_ackreq_due);
