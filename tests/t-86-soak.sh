@@ -323,7 +323,8 @@ op_exec() {
 	fi
 	# rdma_data waits at most 30 s for any CQE: past that it is a stall too
 	if grep -q 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG"; then
-		OP_RC=2 OP_WHY="a work request had no completion within 30 s: $(grep -h -m1 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG")"
+		OP_RC=2 OP_WHY="a work request had no completion within 30 s:"
+		OP_WHY+=" $(grep -h -m1 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG")"
 		stall_report "$OP_WHY" >"$STALL_LOG" 2>&1
 	elif ((crc || src)); then
 		OP_RC=1 OP_WHY+="client rc=$crc server rc=$src"
@@ -332,7 +333,7 @@ op_exec() {
 
 # op_cmds OP: SRV, CLI and READY for OP between the current pair's devices.
 op_cmds() {
-	local sg cg prog
+	local sg cg prog args
 	sg=$(gid_index "$SDEV" "$SIP") && cg=$(gid_index "$CDEV" "$CIP") || return 1
 	SRV_STAYS='' READY=(tcp_listening "$SNS" "$port")
 	case $1 in
@@ -352,8 +353,9 @@ op_cmds() {
 			-S "$RPING_SIZE" -V) ;;
 	*_bw)
 		prog=ib_$1
-		SRV=("$prog" -d "$SDEV" -x "$sg" -F --report_gbits -p "$port" -a -n "$PERF_ITERS" -u "$QP_TMO")
-		CLI=("$prog" -d "$CDEV" -x "$cg" -F --report_gbits -p "$port" -a -n "$PERF_ITERS" -u "$QP_TMO" "$SIP") ;;
+		args=(-F --report_gbits -p "$port" -a -n "$PERF_ITERS" -u "$QP_TMO")
+		SRV=("$prog" -d "$SDEV" -x "$sg" "${args[@]}")
+		CLI=("$prog" -d "$CDEV" -x "$cg" "${args[@]}" "$SIP") ;;
 	esac
 }
 
@@ -542,7 +544,8 @@ echo "t-86: seed $SEED (replay: SOAK_SEED=$SEED), ${SECS}s${SOAK_STEPS:+, steps 
 T0=$SECONDS STEP=0 over=0 skipped=0
 while ((over < ${#IMPS[@]} * ${#OPS[@]})) && STEP=$((STEP + 1)) && next_step; do
 	if ! step_ok; then
-		fail "soak/STEP-$STEP" "unknown step $N_IMP:$N_OP:$N_PAIR (impairments: ${IMPS[*]}; operations: ${OPS[*]}; pairs: ${PAIRS[*]})"
+		out="impairments: ${IMPS[*]}; operations: ${OPS[*]}; pairs: ${PAIRS[*]}"
+		fail "soak/STEP-$STEP" "unknown step $N_IMP:$N_OP:$N_PAIR ($out)"
 		continue
 	fi
 	est=${LONGEST[$N_OP:$N_IMP]:-$((EST[$N_OP] * $(slowness "$N_IMP" "$N_OP")))}
