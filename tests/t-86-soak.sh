@@ -38,7 +38,7 @@
 # error (a failed completion, a byte compared wrong) is a FAIL.
 #
 # Schedule: steps 1-9 (FIXED) take every impairment once, every operation
-# and each pair three times, in about 200 s; then the (impairment,
+# and each pair three times, in under 200 s; then the (impairment,
 # operation) combinations not run yet come in an order drawn from
 # SOAK_SEED, then all 54 again, and so on, the pair of a combination moving
 # on by one each round.  rdma_rxe as the requester cannot finish some
