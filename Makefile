@@ -34,6 +34,9 @@
 #                          tests unless TESTS is given); one summary line
 #   make check-kver [CHECK_KVER=...] [TESTS=...|all]  deps, all, sroce.ko
 #                          against $(CHECK_KVER) (6.12) and tests in its VM
+#   make soak [SOAK_SECS=1800] [SOAK_SEED=N]  the stress soak
+#                          (tests/t-86-soak.sh) for SOAK_SECS seconds in a
+#                          boot of its own; not part of make check
 #   make demo              scripts/demo
 
 ifneq ($(KBUILD_EXTMOD),)
@@ -229,6 +232,16 @@ demo:
 
 bench:
 	scripts/bench
+
+# The stress soak, t-86, for 30 minutes (tests/run alone runs it for 5):
+# the VM and the test get what is left after the last step's bound and
+# the checks that follow the soak.
+SOAK_SECS ?= 1800
+soak:
+	$(VM_KVER) scripts/vm --timeout $$(($(SOAK_SECS) + 1200)) env SOAK_SECS=$(SOAK_SECS) \
+		$(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) TEST_TIMEOUT=$$(($(SOAK_SECS) + 900)) \
+		tests/run t-86-soak.sh
+.PHONY: soak
 
 .PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
 	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair check-kver \
