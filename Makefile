@@ -147,8 +147,6 @@ KVER_TESTS ?= t-00-harness.sh t-30-pingpong.sh t-60-protection.sh \
 KVER_FULL_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-30-pingpong.sh \
 	t-34-xrc.sh t-60-protection.sh t-70-random-data.sh \
 	t-90-teardown.sh
-# The soak (t-86) of make soak, seconds; 300 elsewhere.
-SOAK_SECS ?= 1800
 
 CHECK_ENV = W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 	DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
@@ -222,11 +220,6 @@ check-kver:
 		$(if $(filter all,$(TESTS)),env -u KVER_TESTS,KVER_TESTS="$(or $(TESTS),$(KVER_FULL_TESTS))") \
 		scripts/check --kver $(CHECK_KVER)
 
-# The stress soak, SOAK_SECS (1800) on the same devices (t-86).
-soak:
-	scripts/vm --timeout $$(($(SOAK_SECS) + 900)) env TEST_TIMEOUT=$$(($(SOAK_SECS) + 600)) \
-		PAIR_TIMEOUT=$(PAIR_TIMEOUT) SOAK_SECS=$(SOAK_SECS) tests/run t-86-soak.sh
-
 demo:
 	scripts/demo
 
@@ -241,7 +234,6 @@ soak:
 	$(VM_KVER) scripts/vm --timeout $$(($(SOAK_SECS) + 1200)) env SOAK_SECS=$(SOAK_SECS) \
 		$(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED)) TEST_TIMEOUT=$$(($(SOAK_SECS) + 900)) \
 		tests/run t-86-soak.sh
-.PHONY: soak
 
 .PHONY: all modules userspace testprogs clean install deb kunit vmtest check demo bench \
 	debug-kernel kunit-debug vmtest-debug check-debug check-stock vmtest-pair check-kver \
