@@ -360,6 +360,37 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_STATE(IB_QPS_RTS)),
 	},
 	{
+		/*
+		 * A requester that goes back N (rdma_rxe) resends the NAKed
+		 * packet in the middle of a message without AckReq: the held
+		 * rest runs, but the ACK waits for its resend of the last
+		 * packet, which asks for one (an ACK ahead of it reaches
+		 * rdma_rxe mid-retry, which then never completes the WQE)
+		 */
+		.name = "rc_gap_filled_without_ackreq_waits_for_the_resend",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RECV(.n = 1),
+			FX_RX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = 256),
+			/* PSN 1 lost */
+			FX_RX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 100,
+			      .data = 512, .ackreq = true),
+			FX_NAKED(1, FX_NAK_SEQ, 0),
+			FX_COUNT(SROCE_CNT_RX_OOO_HELD, 1),
+			FX_RX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = 256,
+			      .data = 256),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RX_OOO_DRAINED, 1),
+			FX_RCQE_OK(0x100, 612),
+			FX_MEM(.buf = RQB, .len = 612),
+			/* the resent last packet: acknowledged, once */
+			FX_RX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 100,
+			      .data = 512, .ackreq = true),
+			FX_ACKED(2, 1),
+			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
+			FX_NO_TX(),
+			FX_NO_CQE()),
+	},
+	{
 		/* a READ among the held requests answers for itself */
 		.name = "rc_ooo_read_held_answers_itself",
 		.type = IB_QPT_RC,

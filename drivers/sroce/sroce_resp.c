@@ -703,15 +703,23 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
 /*
  * The request at the expected PSN arrived while others were held, or
  * after a NAK (the requester sent it again): run it and the held ones
- * that follow, then answer at once for all of them, in place of their
- * own ACKs: a sequence error NAK at the next gap while more is held
- * beyond it, else an ACK of the last one.  A requester that resent only
- * the NAKed packet learns from it how far to skip.
+ * that follow, then, when it asks for an ACK, answer at once for all of
+ * them, in place of their own ACKs: a sequence error NAK at the next gap
+ * while more is held beyond it, else an ACK of the last one.  A
+ * requester that resent only the NAKed packet (sroce's, which asks for
+ * an ACK on it) learns from it how far to skip.  One that goes back N
+ * resends a packet in the middle of a message without AckReq, and after
+ * it the rest: it is answered as it resends them, each duplicate that
+ * asks acknowledged with the newest PSN (sroce_resp_duplicate()).  An
+ * ACK ahead of its resends would reach it while it is resending: rdma_rxe
+ * then takes the acknowledged PSN without completing the WQE, and with
+ * the resent last packet lost never retries again.
  */
 static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_pkt_info *pkt, u32 len)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
+	bool asked = sroce_bth_ackreq(sroce_pkt_bth(pkt));
 	u32 start = resp->epsn;
 	bool ack;
 
@@ -726,7 +734,7 @@ static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	/* no progress, or an RNR NAK acknowledged what came before */
-	if (resp->epsn == start || resp->nak_sent)
+	if (resp->epsn == start || resp->nak_sent || !asked)
 		return;
 	if (!skb_queue_empty(&resp->ooo)) {
 		resp->nak_sent = true;
