@@ -13,12 +13,17 @@
 #   make kunit [SUITES='sroce_psn*']  KUnit suites in QEMU (scripts/kunit):
 #                          those matching the glob SUITES (empty: all)
 #   make vmtest [TESTS=t-10-sroce-perftest.sh]  tests/run in the VM (scripts/vm)
-#   make check [W=]        deps, all (W=1 by default), the VM suite on
-#                          Debian's kernel, vmtest-pair, the packages
-#                          (scripts/deb-test), then the debug kernel: KUnit
-#                          on it and $(DEBUG_TESTS) in its VM; then the same
-#                          as check-kver on $(CHECK_KVER); ends with one
-#                          line "N passed, N failed" (CI runs this)
+#   make check [W=]        CI (.ci/run), ~31 min warm: deps, all (W=1 by
+#                          default), CI_TESTS in the VM on Debian's kernel
+#                          (TEST_SCOPE=ci), the packages (scripts/deb-test),
+#                          then the debug kernel: KUnit on it and
+#                          $(DEBUG_TESTS) in its VM; then deps, sroce.ko,
+#                          packages and $(KVER_TESTS) on $(CHECK_KVER); prints
+#                          each stage's time and ends with one line
+#                          "N passed, N failed in N s (M min)"
+#   make check-quick       ~10 min: all W=1, kunit, $(QUICK_TESTS) (quick scope)
+#   make check-full        everything: kunit, every test at full scope,
+#                          vmtest-pair, packages, debug kernel, 6.12
 #   make check-stock       deps, all, kunit, vmtest, vmtest-pair, deb-test
 #                          (Debian's kernel only)
 #   make vmtest-pair       NVMe and NFS over RDMA between two VMs, sroce in
@@ -181,14 +186,14 @@ check-quick:
 	$(CHECK_ENV) TEST_SCOPE=quick STOCK_TESTS="$(or $(TESTS),$(QUICK_TESTS))" \
 		SUITES="$(SUITES)" scripts/check --kunit --vmtest
 
-# Everything: every stock test at full scope, the two-VM ULPs, the
+# Everything: KUnit, every stock test at full scope, the two-VM ULPs, the
 # packages, the debug kernel's KUnit and DEBUG_TESTS at full scope,
 # KVER_FULL_TESTS on 6.12.
 check-full: W ?= 1
 check-full:
 	$(CHECK_ENV) TEST_SCOPE=full DEBUG_TESTS="$(DEBUG_TESTS)" \
 		KVER_TESTS="$(KVER_FULL_TESTS)" \
-		scripts/check --vmtest --pair --deb --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
+		scripts/check --kunit --vmtest --pair --deb --debug $(if $(CHECK_KVER),--kver $(CHECK_KVER))
 
 check-stock: W ?= 1
 check-stock:

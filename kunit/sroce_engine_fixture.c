@@ -141,12 +141,13 @@ static void sroce_fx_settle(struct sroce_fx *fx)
 {
 	int i;
 
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; fx->qp && i < 1000; i++) {
 		flush_work(&fx->qp->work);
 		if (!work_pending(&fx->qp->work) || READ_ONCE(fx->blocked))
 			return;
 	}
-	KUNIT_FAIL(fx->test, "the QP's work does not settle");
+	if (fx->qp)
+		KUNIT_FAIL(fx->test, "the QP's work does not settle");
 }
 
 static u32 sroce_fx_key(struct sroce_fx *fx, u8 key)
@@ -1115,6 +1116,7 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	case SROCE_FX_REOPEN:
 	case SROCE_FX_DEV_FATAL:
 	case SROCE_FX_DRAIN:
+	case SROCE_FX_DESTROY:
 		sroce_fx_step_run(fx, s, i);
 		break;
 	case SROCE_FX_MW:
@@ -1480,7 +1482,7 @@ static void sroce_fx_resp_hold(struct sroce_fx *fx, int i)
  * wait in its receive backlog, pushed-back responses are not retried,
  * until the QP's work runs it again.  REOPEN takes the QP through RESET
  * back to RTS with the case's attributes.  DEV_FATAL fails the device,
- * DRAIN drains the QP.
+ * DRAIN drains the QP, DESTROY destroys it.
  */
 static void sroce_fx_step_run(struct sroce_fx *fx,
 			      const struct sroce_fx_step *s, int i)
@@ -1511,6 +1513,11 @@ static void sroce_fx_step_run(struct sroce_fx *fx,
 		break;
 	case SROCE_FX_DRAIN:
 		sroce_fx_drain(fx);
+		break;
+	case SROCE_FX_DESTROY:
+		sroce_dev_ops.destroy_qp(&fx->qp->ibqp, NULL);
+		kfree(fx->qp);
+		fx->qp = NULL;
 		break;
 	default:
 		err = sroce_fx_modify(fx, &(struct ib_qp_attr){

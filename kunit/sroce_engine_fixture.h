@@ -142,6 +142,7 @@ enum sroce_fx_kind {
 	SROCE_FX_REOPEN,	/* modify_qp RESET, INIT, RTR, RTS (the case's) */
 	SROCE_FX_DEV_FATAL,	/* the device fails (its netdev is going) */
 	SROCE_FX_DRAIN,		/* drain_sq, drain_rq; no other WQE outstanding */
+	SROCE_FX_DESTROY,	/* destroy_qp; only TX and NO_TX steps follow */
 	SROCE_FX_SRQ_WQES,	/* XRC SRQ .srqn holds .n WQEs */
 	SROCE_FX_CWND,		/* the congestion window is .n PSNs */
 	SROCE_FX_ARMED,		/* packets to time out (.n 1), timer armed, or none */
@@ -321,6 +322,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_REOPEN()	{ .kind = SROCE_FX_REOPEN }
 #define FX_DEV_FATAL()	{ .kind = SROCE_FX_DEV_FATAL }
 #define FX_DRAIN()	{ .kind = SROCE_FX_DRAIN }
+#define FX_DESTROY()	{ .kind = SROCE_FX_DESTROY }
 #define FX_SRQ_WQES(q, v) { .kind = SROCE_FX_SRQ_WQES, .srqn = (q), .n = (v) }
 #define FX_CWND(v)	{ .kind = SROCE_FX_CWND, .n = (v) }
 #define FX_ARMED(v)	{ .kind = SROCE_FX_ARMED, .n = (v) }

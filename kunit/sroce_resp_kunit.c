@@ -18,6 +18,22 @@
 
 #define ORIG	0x1122334455667788ULL
 
+/*
+ * A 3-packet SEND from a requester that goes back N: PSN 1 lost, 2 held
+ * and NAKed, then 1 resent without AckReq fills the gap; the message
+ * completes and no ACK goes out yet.
+ */
+#define GBN_GAP_FILLED \
+	FX_RECV(.n = 1), \
+	FX_RX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = 256), \
+	FX_RX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 100, .data = 512, \
+	      .ackreq = true), \
+	FX_NAKED(1, FX_NAK_SEQ, 0), \
+	FX_COUNT(SROCE_CNT_RX_OOO_HELD, 1), \
+	FX_RX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = 256, .data = 256), \
+	FX_NO_TX(), \
+	FX_RCQE_OK(0x100, 612)
+
 /* RC ATOMIC WRITE, and the RDMA READ RESPONSE ONLY answering it */
 #define AWRITE	SROCE_OPCODE_RC_ATOMIC_WRITE
 #define AWRITE_OUT(p, m) \
@@ -369,18 +385,8 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		 */
 		.name = "rc_gap_filled_without_ackreq_waits_for_the_resend",
 		.type = IB_QPT_RC,
-		.steps = FX_STEPS(FX_RECV(.n = 1),
-			FX_RX(.op = OP_RC(SEND_FIRST), .psn = 0, .len = 256),
-			/* PSN 1 lost */
-			FX_RX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 100,
-			      .data = 512, .ackreq = true),
-			FX_NAKED(1, FX_NAK_SEQ, 0),
-			FX_COUNT(SROCE_CNT_RX_OOO_HELD, 1),
-			FX_RX(.op = OP_RC(SEND_MIDDLE), .psn = 1, .len = 256,
-			      .data = 256),
-			FX_NO_TX(),
+		.steps = FX_STEPS(GBN_GAP_FILLED,
 			FX_COUNT(SROCE_CNT_RX_OOO_DRAINED, 1),
-			FX_RCQE_OK(0x100, 612),
 			FX_MEM(.buf = RQB, .len = 612),
 			/* the resent last packet: acknowledged, once */
 			FX_RX(.op = OP_RC(SEND_LAST), .psn = 2, .len = 100,
@@ -388,7 +394,23 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_ACKED(2, 1),
 			FX_COUNT(SROCE_CNT_DUP_REQ, 1),
 			FX_NO_TX(),
-			FX_NO_CQE()),
+			FX_NO_CQE(),
+			/* nothing is owed any more */
+			FX_DESTROY(),
+			FX_NO_TX()),
+	},
+	{
+		/*
+		 * The same, but the application destroys its QP before the
+		 * resend arrives (its last message was received): the ACK
+		 * still owed goes out then, or the peer's WQE never completes
+		 */
+		.name = "rc_owed_ack_sent_when_the_qp_is_destroyed",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(GBN_GAP_FILLED,
+			FX_DESTROY(),
+			FX_ACKED(2, 1),
+			FX_NO_TX()),
 	},
 	{
 		/* a READ among the held requests answers for itself */

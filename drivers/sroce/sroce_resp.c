@@ -107,6 +107,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	sroce_resp_set_epsn(resp, 0);
 	resp->msn = 0;
 	resp->nak_sent = false;
+	resp->ack_owed = false;
 	resp->uc_drop = false;
 	resp->failed = false;
 }
@@ -223,6 +224,7 @@ void sroce_resp_sync(struct sroce_qp *qp)
 		sroce_resp_set_epsn(resp, psn);
 		sroce_resp_ooo_purge(resp);
 		resp->nak_sent = false;
+		resp->ack_owed = false;
 		resp->uc_drop = false;
 	}
 	if (set_res)
@@ -713,7 +715,9 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
  * asks acknowledged with the newest PSN (sroce_resp_duplicate()).  An
  * ACK ahead of its resends would reach it while it is resending: rdma_rxe
  * then takes the acknowledged PSN without completing the WQE, and with
- * the resent last packet lost never retries again.
+ * the resent last packet lost never retries again.  The ACK stays owed
+ * until then (@resp->ack_owed): a QP destroyed first, as an application
+ * does once its last message arrived, sends it (sroce_resp_stop()).
  */
 static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_pkt_info *pkt, u32 len)
@@ -734,8 +738,12 @@ static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	/* no progress, or an RNR NAK acknowledged what came before */
-	if (resp->epsn == start || resp->nak_sent || !asked)
+	if (resp->epsn == start || resp->nak_sent)
 		return;
+	if (!asked) {
+		resp->ack_owed = ack && skb_queue_empty(&resp->ooo);
+		return;
+	}
 	if (!skb_queue_empty(&resp->ooo)) {
 		resp->nak_sent = true;
 		sroce_counter_inc(qp->dev, SROCE_CNT_SEQ_NAK_SENT);
@@ -964,9 +972,12 @@ bool sroce_resp_run(struct sroce_qp *qp)
  * sroce_resp_stop() - release the responder's resources
  * @qp: queue pair being destroyed; its work no longer runs
  *
- * Drops held MR references (RDMA WRITE in progress, READ response
- * stream, receive SGE cursor), queued responses and the responder
- * resources.
+ * Sends the ACK still owed for requests that asked for one (IBTA
+ * 9.7.5.1.1: a request with AckReq is acknowledged) when the QP still
+ * takes requests: the peer's WQE completes although its resend will find
+ * no QP.  Then drops held MR references (RDMA WRITE in progress, READ
+ * response stream, receive SGE cursor), queued responses and the
+ * responder resources.
  *
  * Context: process (destroy_qp), after the work was cancelled.
  */
@@ -974,6 +985,14 @@ void sroce_resp_stop(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
+	if (resp->ack_owed && !resp->failed &&
+	    (sroce_qp_state_caps_of(READ_ONCE(qp->state)) & SROCE_QPS_RX_REQ)) {
+		local_bh_disable();
+		sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
+				    SROCE_AETH_ACK_UNLIMITED, resp->epsn - 1,
+				    resp->msn, 0);
+		local_bh_enable();
+	}
 	sroce_resp_reset(qp);
 	kfree(resp->res);
 	resp->res = NULL;

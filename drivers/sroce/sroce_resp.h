@@ -164,6 +164,9 @@ struct sroce_resp_attr {
  * @ooo_defer: the request being executed leaves its ACK to
  *	sroce_resp_ooo_answer(), which acknowledges the held requests
  *	processed after it as well
+ * @ack_owed: held requests that asked for an ACK ran after a gap filler
+ *	that did not, and no answer has gone out since (the requester's
+ *	resend of the one that asked gets it); sent on destroy if still owed
  * @uc_drop: UC: the rest of the current message is being dropped
  * @failed: the responder moved the QP to the error state; drop packets
  *	until the QP is reset
@@ -202,6 +205,7 @@ struct sroce_resp {
 	u32 msn;
 	bool nak_sent;
 	bool ooo_defer;
+	bool ack_owed;
 	bool uc_drop;
 	bool failed;
 	bool tx_blocked;

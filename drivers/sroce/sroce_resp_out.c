@@ -239,6 +239,7 @@ static void sroce_resp_out_add(struct sroce_qp *qp, struct sroce_resp_out *o)
 	sroce_dp_assert_resp_run(qp);
 	if (o->kind != SROCE_OUT_ACK)
 		resp->res[o->res].busy++;
+	resp->ack_owed = false;
 	list_add_tail(&o->list, &resp->out);
 	resp->out_len++;
 }
@@ -280,6 +281,7 @@ void sroce_resp_queue_ack(struct sroce_qp *qp, u8 syndrome, u32 psn)
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_out *o;
 
+	resp->ack_owed = false;		/* every answer is cumulative */
 	psn &= SROCE_PSN_MASK;
 	if (list_empty(&resp->out) &&
 	    !sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE, syndrome, psn,
