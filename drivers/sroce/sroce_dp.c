@@ -519,10 +519,13 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 
 /*
  * Wait until no run of @side is in progress (and none can start: the
- * caller set STOPPED).  For lockdep this takes the run's map as a lock:
- * waiting for a run while holding a lock the run takes would hang.
+ * caller set STOPPED), then, when @last is given, run it as the side's
+ * last run (BH off, as in softirq).  For lockdep this takes the run's map
+ * as a lock: waiting for a run while holding a lock the run takes would
+ * hang.
  */
-static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side)
+static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side,
+			      void (*last)(struct sroce_qp *qp))
 {
 	int bit = side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
 					  SROCE_DP_RUNNING;
@@ -530,6 +533,11 @@ static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side)
 	lock_map_acquire(&qp->dp.run_map[side]);
 	while (test_and_set_bit_lock(bit, &qp->dp.flags))
 		usleep_range(20, 100);
+	if (last) {
+		local_bh_disable();
+		last(qp);
+		local_bh_enable();
+	}
 	clear_bit_unlock(bit, &qp->dp.flags);
 	lock_map_release(&qp->dp.run_map[side]);
 }
@@ -545,7 +553,8 @@ static void sroce_dp_cancel_work(struct sroce_qp *qp)
  * sroce_dp_stop() - stop the data path of a QP being destroyed
  * @qp: queue pair, already unpublished (no new lookups find it)
  *
- * Waits for a run in progress, cancels the work and the timers (dropping
+ * Waits for a run in progress, sends the responder's owed ACK
+ * (sroce_resp_send_owed()), cancels the work and the timers (dropping
  * the references they held), frees the queued packets (and their
  * references), stops the responder (sroce_resp_stop()) and frees the send
  * side.  A packet that was being looked up when the QP was unpublished
@@ -558,8 +567,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 
 	set_bit(SROCE_SEND_F_STOPPED, &snd->flags);
 	/* runs in progress finish; later runs and timers see STOPPED */
-	sroce_dp_wait_run(qp, SROCE_DP_SEND);
-	sroce_dp_wait_run(qp, SROCE_DP_RESP);
+	sroce_dp_wait_run(qp, SROCE_DP_SEND, NULL);
+	sroce_dp_wait_run(qp, SROCE_DP_RESP, sroce_resp_send_owed);
 	sroce_dp_cancel_work(qp);
 	if (hrtimer_cancel(&qp->dp.resp_timer))
 		sroce_qp_put(qp);

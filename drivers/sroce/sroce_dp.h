@@ -160,6 +160,7 @@ void sroce_resp_rcv(struct sroce_qp *qp, struct sk_buff *skb);
 bool sroce_resp_run(struct sroce_qp *qp);
 /* In ERR: complete posted receive WQEs with IB_WC_WR_FLUSH_ERR. */
 void sroce_resp_flush(struct sroce_qp *qp);
+void sroce_resp_send_owed(struct sroce_qp *qp);
 void sroce_resp_stop(struct sroce_qp *qp);
 
 #endif /* SROCE_DP_H */

@@ -717,7 +717,7 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
  * then takes the acknowledged PSN without completing the WQE, and with
  * the resent last packet lost never retries again.  The ACK stays owed
  * until then (@resp->ack_owed): a QP destroyed first, as an application
- * does once its last message arrived, sends it (sroce_resp_stop()).
+ * does once its last message arrived, sends it (sroce_resp_send_owed()).
  */
 static void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 				  const struct sroce_pkt_info *pkt, u32 len)
@@ -969,15 +969,37 @@ bool sroce_resp_run(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_resp_send_owed() - send the ACK still owed, the QP being destroyed
+ * @qp: queue pair being destroyed
+ *
+ * Requests that asked for an ACK ran after a gap filler that did not
+ * (sroce_resp_ooo_answer()); the requester's resend would have been
+ * answered, but will find no QP.  While the QP still takes requests the
+ * ACK goes out now (IBTA 9.7.5.1.1: a request with AckReq is
+ * acknowledged), so the peer's WQE completes.
+ *
+ * Context: the responder's last run (sroce_dp_stop()), BH disabled.
+ */
+void sroce_resp_send_owed(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+
+	if (!resp->ack_owed || resp->failed ||
+	    !(sroce_qp_state_caps_of(READ_ONCE(qp->state)) & SROCE_QPS_RX_REQ))
+		return;
+	resp->ack_owed = false;
+	sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
+			    SROCE_AETH_ACK_UNLIMITED, resp->epsn - 1, resp->msn,
+			    0);
+}
+
+/**
  * sroce_resp_stop() - release the responder's resources
  * @qp: queue pair being destroyed; its work no longer runs
  *
- * Sends the ACK still owed for requests that asked for one (IBTA
- * 9.7.5.1.1: a request with AckReq is acknowledged) when the QP still
- * takes requests: the peer's WQE completes although its resend will find
- * no QP.  Then drops held MR references (RDMA WRITE in progress, READ
- * response stream, receive SGE cursor), queued responses and the
- * responder resources.
+ * Drops held MR references (RDMA WRITE in progress, READ response
+ * stream, receive SGE cursor), queued responses and the responder
+ * resources.
  *
  * Context: process (destroy_qp), after the work was cancelled.
  */
@@ -985,14 +1007,6 @@ void sroce_resp_stop(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
-	if (resp->ack_owed && !resp->failed &&
-	    (sroce_qp_state_caps_of(READ_ONCE(qp->state)) & SROCE_QPS_RX_REQ)) {
-		local_bh_disable();
-		sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
-				    SROCE_AETH_ACK_UNLIMITED, resp->epsn - 1,
-				    resp->msn, 0);
-		local_bh_enable();
-	}
 	sroce_resp_reset(qp);
 	kfree(resp->res);
 	resp->res = NULL;
