@@ -21,7 +21,7 @@
 #                          packages and $(KVER_TESTS) on $(CHECK_KVER); prints
 #                          each stage's time and ends with one line
 #                          "N passed, N failed in N s (M min)"
-#   make check-quick       ~10 min: all W=1, kunit, $(QUICK_TESTS) (quick scope)
+#   make check-quick       ~3 min: all W=1, kunit, $(QUICK_TESTS) (quick scope)
 #   make check-full        everything: kunit, every test at full scope,
 #                          vmtest-pair, packages, debug kernel, 6.12
 #   make check-stock       deps, all, kunit, vmtest, vmtest-pair, deb-test
