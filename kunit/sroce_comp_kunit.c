@@ -1053,13 +1053,14 @@ static void sroce_ackreq_test(struct kunit *test)
 {
 	const struct sroce_ackreq_case *c = test->param_value;
 	struct sroce_send *snd = kunit_kzalloc(test, sizeof(*snd), GFP_KERNEL);
+	unsigned long now = jiffies;
 
 	KUNIT_ASSERT_NOT_NULL(test, snd);
 	snd->cwnd = c->cwnd;
 	snd->noack_pkts = c->noack_pkts;
 	snd->timeout_jiffies = c->rto_jiffies;
-	snd->last_progress = jiffies - c->since_jiffies;
-	KUNIT_EXPECT_EQ(test, sroce_req_ackreq_due(snd), c->due);
+	snd->last_progress = now - c->since_jiffies;
+	KUNIT_EXPECT_EQ(test, sroce_req_ackreq_due(snd, now), c->due);
 	KUNIT_EXPECT_EQ(test, snd->noack_pkts, c->noack_pkts + 1);
 }
 

@@ -136,16 +136,17 @@ static void sroce_req_next_pkt(struct sroce_qp *qp, struct sroce_req_wqe *w,
  * retransmit timeout passed since the newest packet that asked, or since
  * the last progress; the timeout counts from those (sroce_retx.c), and a
  * paced sender, which sends few packets per RTO, would otherwise time out
- * between two AckReqs.
+ * between two AckReqs.  @now: jiffies.
  */
-VISIBLE_IF_KUNIT bool sroce_req_ackreq_due(struct sroce_send *snd)
+VISIBLE_IF_KUNIT bool sroce_req_ackreq_due(struct sroce_send *snd,
+					   unsigned long now)
 {
 	if (++snd->noack_pkts >= clamp_t(u32, snd->cwnd / 2, 1,
 					 SROCE_REQ_ACK_EVERY))
 		return true;
 	/* no retransmit timer without a local ACK timeout (infinite) */
 	return snd->timeout_jiffies &&
-	       !time_before(jiffies, snd->last_progress +
+	       !time_before(now, snd->last_progress +
 			    max(sroce_retx_rto(snd) / 2, 1UL));
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_req_ackreq_due);
@@ -164,7 +165,7 @@ static void sroce_req_fill_bth(struct sroce_qp *qp,
 	     ((cls & SROCE_WR_SEND) || (cls & SROCE_WR_IMM));
 	if (sroce_qpt_reliable(qp->type)) {
 		ackreq = p->last || (cls & SROCE_WR_RD_ATOMIC) ||
-			 snd->sel_probe || sroce_req_ackreq_due(snd);
+			 snd->sel_probe || sroce_req_ackreq_due(snd, jiffies);
 		if (ackreq)
 			snd->noack_pkts = 0;
 	}

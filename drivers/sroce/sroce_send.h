@@ -505,7 +505,7 @@ int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w);
 bool sroce_req_tx_cpu_ok(struct sroce_send *snd);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit tests it (sroce_comp_pure). */
-bool sroce_req_ackreq_due(struct sroce_send *snd);
+bool sroce_req_ackreq_due(struct sroce_send *snd, unsigned long now);
 #endif
 
 /* ---- sroce_comp.c ---- */
