@@ -277,20 +277,42 @@ stall_report() {
 	done
 }
 
-# last_ack_lost: pingpong's server is left with its last SEND unanswered
-# after its client, which received it, ended well and destroyed its QP:
-# the ACK was lost on the way, and nothing answers the resends any more.
-# ibv_rc_pingpong's retry_cnt is 7: a server on sroce completes that SEND
-# with a retry-exceeded error once it is spent (see op_exec); rdma_rxe
+# last_ack_lost STALLED GONE: pingpong's last message.  GONE's program
+# received it, ended well and destroyed its QP, and the last SEND of
+# STALLED's program lost its ACK on the way: nothing answers its resends
+# any more.  ibv_rc_pingpong's retry_cnt is 7: on sroce that SEND fails
+# with retry exceeded once the retries are spent (last_ack_ended); rdma_rxe
 # takes 7 for no limit (rxe_comp.c, COMPST_ERROR_RETRY) and resends for
-# ever.  True when that is what the stalled server does: the client's
-# sroce device has no RC QP left and drops the resends (rx_drop_no_qp).
+# ever.  True when that is what STALLED (rdma_rxe) does: GONE (sroce) has
+# no RC QP left and drops the resends (rx_drop_no_qp moves).
 last_ack_lost() {
-	local f=/sys/class/infiniband/$CDEV/ports/1/hw_counters/rx_drop_no_qp b a
-	[[ $S_OP == pingpong && $CDEV == sroce* && $SDEV == rxe* ]] || return 1
-	"$RDMA" resource show qp link "$CDEV/1" 2>/dev/null | grep -q ' type RC ' && return 1
+	local f=/sys/class/infiniband/$2/ports/1/hw_counters/rx_drop_no_qp b a
+	[[ $1 == rxe* && $2 == sroce* ]] || return 1
+	"$RDMA" resource show qp link "$2/1" 2>/dev/null | grep -q ' type RC ' && return 1
 	b=$(cat "$f") && sleep 3 && a=$(cat "$f") || return 1
 	((a > b))
+}
+
+# last_ack_ended CPID SPID: when one side of a pingpong ended well and the
+# other did not end, or failed with retry exceeded, because its last ACK
+# was lost (last_ack_lost), the other's end counts as good too: it is
+# stopped if still running, and OP_NOTE says how it ended.  Reads and may
+# clear op_exec's crc and src.
+last_ack_ended() {
+	local who
+	[[ $S_OP == pingpong ]] && ((crc == 0 || src == 0)) || return 0
+	((crc == 0)) && who=server || who=client
+	if { ((crc == 124)) && last_ack_lost "$CDEV" "$SDEV"; } ||
+		{ ((src == 124)) && last_ack_lost "$SDEV" "$CDEV"; }; then
+		OP_NOTE="the $who's last ACK lost after its peer ended: rdma_rxe resends for ever at retry_cnt 7, stopped"
+		if ((crc)); then stop_group "$1"; else stop_group "$2"; fi ||
+			OP_WHY="the $who cannot be killed; "
+	elif ((crc + src != 124)) && grep -q 'retry counter exceeded' "$PAIR_CLOG" "$PAIR_SLOG"; then
+		OP_NOTE="the $who's last ACK lost after its peer ended: its SEND failed once its retries were spent"
+	else
+		return 0
+	fi
+	crc=0 src=0
 }
 
 # op_exec BOUND: the server SRV in SNS, once READY (or after 10 s) the
@@ -299,7 +321,7 @@ last_ack_lost() {
 # report in STALL_LOG is written before they are killed); OP_SECS: how
 # long it took (to the stall).  The rping server (SRV_STAYS) listens
 # until it is stopped.  OP_NOTE: how a pingpong whose last ACK was lost
-# (last_ack_lost) ended.
+# (last_ack_ended) ended.
 op_exec() {
 	local bound=$1 spid cpid crc src i hard=$(($1 + GRACE + 60)) t0=$SECONDS
 	OP_RC=0 OP_WHY='' OP_NOTE=''
@@ -317,22 +339,15 @@ op_exec() {
 	cpid=$!
 	wait_pid "$cpid" "$bound" 2>/dev/null
 	crc=$?
-	if ((crc == 124)); then
-		OP_RC=2 OP_WHY="the client did not end within ${bound}s"
-	elif [[ -n $SRV_STAYS ]] && kill -0 "$spid" 2>/dev/null; then
+	if [[ -n $SRV_STAYS ]] && ((crc != 124)) && kill -0 "$spid" 2>/dev/null; then
 		stop_group "$spid" || OP_WHY="the server cannot be killed; "
 		src=0
 	else
 		wait_pid "$spid" $((crc ? 5 : GRACE)) 2>/dev/null
 		src=$?
-		if ((src == 124 && crc == 0)) && last_ack_lost; then
-			OP_NOTE="its last ACK lost after the client ended: rdma_rxe resends for ever at retry_cnt 7, stopped"
-			stop_group "$spid" || OP_WHY="the server cannot be killed; "
-			src=0
-		elif ((src && src != 124 && crc == 0)) && [[ $S_OP == pingpong ]] &&
-			grep -q 'retry counter exceeded' "$PAIR_SLOG"; then
-			OP_NOTE="its last ACK lost after the client ended: the server's SEND failed once its retries were spent"
-			src=0
+		last_ack_ended "$cpid" "$spid"
+		if ((crc == 124)); then
+			OP_RC=2 OP_WHY="the client did not end within ${bound}s"
 		elif ((src == 124 && crc == 0)); then
 			OP_RC=2 OP_WHY="the server did not end within ${GRACE}s after its client"
 		elif ((src == 124)); then
