@@ -502,6 +502,63 @@ static const struct sroce_fx_case sroce_comp_cases[] = {
 			FX_NO_TX()),
 	},
 	{
+		/*
+		 * a retransmit timeout that falls in an RNR wait does not
+		 * re-arm (the RNR timer runs the QP then); the end of the
+		 * wait starts the ACK timeout again, also when nothing can
+		 * be resent yet (paused by backpressure)
+		 */
+		.name = "rnr_wait_end_rearms_the_timer",
+		.type = IB_QPT_RC,
+		.timeout = 15,	/* 134 ms */
+		.steps = FX_STEPS(SEND8(0), SEND8(0x10),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_ARMED(1),
+			FX_BLOCK(),
+			FX_RX_NAK(0, FX_RNR(28)),	/* 163.84 ms */
+			FX_ARMED(0),
+			FX_WAIT(200),	/* timed out in the wait; paused at its end */
+			FX_NO_TX(),
+			FX_ARMED(1),
+			FX_UNBLOCK(),
+			FX_WAIT(5),
+			TX8(0, 0), TX8(1, 0x10),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2),
+			FX_ARMED(0),
+			FX_NO_TX()),
+	},
+	{
+		/*
+		 * the timer core takes an expired timer off its list before
+		 * its function runs, and a run may arm it again in between:
+		 * it counts as armed throughout, and the function's end
+		 * does not hide the new arm
+		 */
+		.name = "timer_armed_while_its_function_runs",
+		.type = IB_QPT_RC,
+		.timeout = 16,	/* 268 ms */
+		.steps = FX_STEPS(SEND8(0),
+			TX8(0, 0),
+			FX_EXPIRE(0),
+			FX_ARMED(1),
+			SEND8(0x10),	/* arms it again: it was not pending */
+			TX8(1, 0x10),
+			FX_ARMED(1),
+			FX_EXPIRE(1),	/* early: the run re-arms for the rest */
+			FX_ARMED(1),
+			FX_EXPIRE(0),
+			FX_ARMED(1),
+			FX_EXPIRE(1),
+			FX_ARMED(1),
+			FX_NO_TX(),
+			FX_COUNT(SROCE_CNT_RETRANS_TIMEOUTS, 0),
+			FX_RX_ACK(1),
+			SCQE8(1), SCQE8(2),
+			FX_ARMED(0),
+			FX_NO_TX()),
+	},
+	{
 		/* a NAK's duplicate (the network repeats it) is stale */
 		.name = "nak_seq_duplicate_ignored",
 		.type = IB_QPT_RC,

@@ -90,6 +90,7 @@ struct sroce_fx {
 	u32 pushback;
 	u32 congest;
 	atomic_t fatal;
+	bool expiring;
 	u32 nsend;
 	u32 nrecv;
 };
@@ -862,17 +863,38 @@ static void sroce_fx_set_block(struct sroce_fx *fx,
 static void sroce_fx_step_armed(struct sroce_fx *fx,
 				const struct sroce_fx_step *s, int i)
 {
-	struct sroce_send *snd = &fx->qp->dp.send;
 	bool needs = sroce_send_needs_timer(fx->qp);
 
 	KUNIT_EXPECT_EQ_MSG(fx->test, needs, !!s->n,
 			    "step %d: unacknowledged packets to time out", i);
-	if (needs)
-		KUNIT_EXPECT_TRUE_MSG(fx->test,
-				      timer_pending(&snd->retrans_timer) ||
-				      test_bit(SROCE_SEND_F_RETRANS_HELD, &snd->flags) ||
-				      test_bit(SROCE_SEND_F_TIMEOUT, &snd->flags),
-				      "step %d: retransmit timer not armed", i);
+	KUNIT_EXPECT_TRUE_MSG(fx->test, sroce_send_retrans_armed(fx->qp),
+			      "step %d: retransmit timer not armed", i);
+}
+
+/*
+ * EXPIRE: the retransmit timer expires as the timer core runs it, in two
+ * halves that a run on another CPU can fall between: .n 0, the core takes
+ * the pending timer off its list (its function has not run yet); .n 1,
+ * the function runs (it drops the reference the timer held).
+ */
+static void sroce_fx_step_expire(struct sroce_fx *fx,
+				 const struct sroce_fx_step *s, int i)
+{
+	struct timer_list *t = &fx->qp->dp.send.retrans_timer;
+
+	if (!s->n) {
+		KUNIT_EXPECT_FALSE_MSG(fx->test, fx->expiring,
+				       "step %d: an expiry is under way", i);
+		fx->expiring = del_timer(t);
+		KUNIT_EXPECT_TRUE_MSG(fx->test, fx->expiring,
+				      "step %d: the timer was not pending", i);
+		return;
+	}
+	KUNIT_EXPECT_TRUE_MSG(fx->test, fx->expiring,
+			      "step %d: no expiry under way", i);
+	if (fx->expiring)
+		sroce_retx_retrans_timer_fn(t);
+	fx->expiring = false;
 }
 
 /* Steps that check state rather than traffic. */
@@ -1122,10 +1144,17 @@ static void sroce_fx_step(struct sroce_fx *fx, const struct sroce_fx_step *s,
 	case SROCE_FX_MW:
 		sroce_fx_step_mw(fx, s, i);
 		break;
+	case SROCE_FX_EXPIRE:
+		sroce_fx_step_expire(fx, s, i);
+		break;
 	default:
 		sroce_fx_step_check(fx, s, i);
 	}
 	sroce_fx_settle(fx);
+	/* every run ended with a way to run the QP again (sroce_diag.c) */
+	KUNIT_EXPECT_EQ_MSG(fx->test,
+			    atomic64_read(&fx->dev.counters[SROCE_CNT_WAKEUP_REPAIRS]),
+			    0LL, "step %d: a send side was left without a timer", i);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1535,6 +1564,8 @@ static void sroce_fx_destroy(struct sroce_fx *fx)
 {
 	int k;
 
+	if (fx->qp && fx->expiring)	/* a case left its timer half-fired */
+		sroce_retx_retrans_timer_fn(&fx->qp->dp.send.retrans_timer);
 	if (fx->qp) {
 		sroce_dev_ops.destroy_qp(&fx->qp->ibqp, NULL);
 		kfree(fx->qp);

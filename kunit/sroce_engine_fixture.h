@@ -147,6 +147,7 @@ enum sroce_fx_kind {
 	SROCE_FX_CWND,		/* the congestion window is .n PSNs */
 	SROCE_FX_ARMED,		/* packets to time out (.n 1), timer armed, or none */
 	SROCE_FX_MW,		/* window .key: enum sroce_fx_mw_op .n */
+	SROCE_FX_EXPIRE,	/* retransmit timer: taken off (.n 0), fn (1) */
 };
 
 /**
@@ -326,6 +327,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_SRQ_WQES(q, v) { .kind = SROCE_FX_SRQ_WQES, .srqn = (q), .n = (v) }
 #define FX_CWND(v)	{ .kind = SROCE_FX_CWND, .n = (v) }
 #define FX_ARMED(v)	{ .kind = SROCE_FX_ARMED, .n = (v) }
+#define FX_EXPIRE(half)	{ .kind = SROCE_FX_EXPIRE, .n = (half) }
 #define FX_MW(k, o, ...) { .kind = SROCE_FX_MW, .key = (k), .n = (o), __VA_ARGS__ }
 
 /* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */

@@ -197,6 +197,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_OOO_DRAINED,	/* held requests processed */
 	SROCE_CNT_SEL_RESENDS,		/* packets resent alone (NAK, timeout) */
 	SROCE_CNT_READ_RESUMES,		/* READs asked again from a later PSN */
+	SROCE_CNT_WAKEUP_REPAIRS,	/* send sides left without a timer */
 	SROCE_NUM_COUNTERS
 };
 

@@ -49,19 +49,39 @@ bool sroce_send_needs_timer(const struct sroce_qp *qp)
 EXPORT_SYMBOL_IF_KUNIT(sroce_send_needs_timer);
 
 /*
- * A timer of the send side will run the QP: pending, fired and its
- * function not done yet (@held, enum sroce_send_flag), or done and its
- * expiry flagged (@flag) for the next run.  Read in the order the
- * function writes them backwards: HELD is cleared after the flag is set.
+ * A timer of the send side will run the QP: pending, or fired and its
+ * function not done yet (the arm still counted: sroce_send_timer_held()),
+ * or done and its expiry flagged (@flag) for the next run.  Read in the
+ * order the function writes them backwards: the count drops after the
+ * flag is set.
  */
 static bool sroce_send_timer_set(struct sroce_send *snd, struct timer_list *t,
-				 int held, int flag)
+				 int flag)
 {
-	if (timer_pending(t) || test_bit(held, &snd->flags))
+	if (timer_pending(t) || atomic_read(sroce_send_timer_held(snd, t)))
 		return true;
-	smp_mb__after_atomic();	/* HELD read before the expiry's flag */
+	smp_rmb();	/* the count read before the expiry's flag */
 	return test_bit(flag, &snd->flags);
 }
+
+/**
+ * sroce_send_retrans_armed() - is the retransmit timer armed when needed?
+ * @qp: queue pair
+ *
+ * True when the send side needs no retransmit timer
+ * (sroce_send_needs_timer()) or has one: pending, fired with its function
+ * still to finish, or its expiry flagged for the next run.
+ * Context: a send-side run (owns RUNNING), or any context for a snapshot.
+ */
+bool sroce_send_retrans_armed(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+
+	return !sroce_send_needs_timer(qp) ||
+	       sroce_send_timer_set(snd, &snd->retrans_timer,
+				    SROCE_SEND_F_TIMEOUT);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_send_retrans_armed);
 
 /* What a send side that cannot be run again waits for, in vain. */
 enum sroce_send_wait {
@@ -83,13 +103,10 @@ static enum sroce_send_wait sroce_send_lost_wait(struct sroce_qp *qp)
 
 	if (test_bit(SROCE_SEND_F_STOPPED, &snd->flags) || snd->error)
 		return SROCE_WAIT_NONE;
-	if (sroce_send_needs_timer(qp) &&
-	    !sroce_send_timer_set(snd, &snd->retrans_timer,
-				  SROCE_SEND_F_RETRANS_HELD, SROCE_SEND_F_TIMEOUT))
+	if (!sroce_send_retrans_armed(qp))
 		return SROCE_WAIT_RETRANS;
 	if (snd->rnr_wait &&
-	    !sroce_send_timer_set(snd, &snd->rnr_timer, SROCE_SEND_F_RNR_HELD,
-				  SROCE_SEND_F_RNR))
+	    !sroce_send_timer_set(snd, &snd->rnr_timer, SROCE_SEND_F_RNR))
 		return SROCE_WAIT_RNR;
 	if (snd->tx_blocked && !hrtimer_active(&snd->tx_timer) &&
 	    !test_bit(SROCE_SEND_F_TX_RETRY, &snd->flags))
@@ -104,10 +121,10 @@ static enum sroce_send_wait sroce_send_lost_wait(struct sroce_qp *qp)
  * Checks the invariant of the file comment: unacknowledged packets with
  * neither the retransmit timer armed nor its expiry flagged; an RNR wait
  * without the RNR timer; a pause for backpressure or pacing without the
- * timer that ends it.  A broken invariant is a driver bug: it is reported
- * (a WARN on kernels with lockdep, as the debug kernel, else a ratelimited
- * error) and repaired by arming the timer, so that the QP retries or fails
- * instead of hanging.
+ * timer that ends it.  A broken invariant is a driver bug: it is counted
+ * (wakeup_repairs), reported (a WARN on kernels with lockdep, as the debug
+ * kernel, else a ratelimited error) and repaired by arming the timer, so
+ * that the QP retries or fails instead of hanging.
  * Context: a send-side run (owns RUNNING); does not sleep.
  * Return: true when the invariant held.
  */
@@ -120,6 +137,7 @@ bool sroce_send_check_wakeup(struct sroce_qp *qp)
 	w = sroce_send_lost_wait(qp);
 	if (w == SROCE_WAIT_NONE)
 		return true;
+	sroce_counter_inc(qp->dev, SROCE_CNT_WAKEUP_REPAIRS);
 	WARN_ONCE(SROCE_DEBUG_CHECKS, "sroce: QP %u: %s timer not armed\n",
 		  sroce_qpn(qp), sroce_send_wait_names[w]);
 	if (!SROCE_DEBUG_CHECKS)

@@ -36,6 +36,7 @@ struct sroce_qp;
 #define SROCE_DIAG_WORK_PENDING		BIT(25)
 
 bool sroce_send_needs_timer(const struct sroce_qp *qp);
+bool sroce_send_retrans_armed(struct sroce_qp *qp);
 bool sroce_send_check_wakeup(struct sroce_qp *qp);
 int sroce_diag_fill_res_qp(struct sk_buff *msg, struct sroce_qp *qp);
 

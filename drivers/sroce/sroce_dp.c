@@ -549,6 +549,15 @@ static void sroce_dp_cancel_work(struct sroce_qp *qp)
 		sroce_qp_put(qp);
 }
 
+/* A timer cancelled while pending: its arm and its reference end here. */
+static void sroce_dp_cancel_timer(struct sroce_qp *qp, struct timer_list *t)
+{
+	if (del_timer_sync(t)) {
+		atomic_dec(sroce_send_timer_held(&qp->dp.send, t));
+		sroce_qp_put(qp);
+	}
+}
+
 /**
  * sroce_dp_stop() - stop the data path of a QP being destroyed
  * @qp: queue pair, already unpublished (no new lookups find it)
@@ -572,10 +581,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_dp_cancel_work(qp);
 	if (hrtimer_cancel(&qp->dp.resp_timer))
 		sroce_qp_put(qp);
-	if (del_timer_sync(&snd->retrans_timer))
-		sroce_qp_put(qp);
-	if (del_timer_sync(&snd->rnr_timer))
-		sroce_qp_put(qp);
+	sroce_dp_cancel_timer(qp, &snd->retrans_timer);
+	sroce_dp_cancel_timer(qp, &snd->rnr_timer);
 	if (hrtimer_cancel(&snd->tx_timer))
 		sroce_qp_put(qp);
 	/* a timer that fired before it saw STOPPED may have queued the work */

@@ -332,19 +332,22 @@ void sroce_req_release_cur(struct sroce_send *snd)
  * @expires: jiffies
  *
  * Takes a reference when the timer was not pending; the timer function
- * drops it (a pending timer already holds one).  The timer's HELD bit
- * (enum sroce_send_flag) is set first: until the function has flagged
- * its expiry, the send side's wake-up is visible (sroce_diag.c).
+ * drops it (a pending timer already holds one).  The arm is counted
+ * (&struct sroce_send.retrans_held) before the timer can fire and stays
+ * counted until its function has flagged the expiry, so the send side's
+ * wake-up is visible throughout (sroce_diag.c); an arm that found the
+ * timer pending only moved that timer's arm and is not counted again.
  * Context: data path run.
  */
 void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 			 unsigned long expires)
 {
-	struct sroce_send *snd = &qp->dp.send;
+	atomic_t *held = sroce_send_timer_held(&qp->dp.send, t);
 
-	set_bit(t == &snd->rnr_timer ? SROCE_SEND_F_RNR_HELD :
-		SROCE_SEND_F_RETRANS_HELD, &snd->flags);
-	if (!mod_timer(t, expires))
+	atomic_inc(held);
+	if (mod_timer(t, expires))
+		atomic_dec(held);
+	else
 		sroce_qp_get(qp);
 }
 
@@ -882,6 +885,8 @@ int sroce_req_init(struct sroce_qp *qp)
 	snd->max_rd_atomic = 1;
 	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
 	atomic_set(&snd->tx_inflight, 0);
+	atomic_set(&snd->retrans_held, 0);
+	atomic_set(&snd->rnr_held, 0);
 	snd->tx_cpu = -1;
 	snd->cwnd = SROCE_REQ_CWND_INIT;
 	snd->ssthresh = SROCE_REQ_CWND_INIT;

@@ -36,6 +36,7 @@
 
 #include <linux/jiffies.h>
 #include <rdma/ib_pack.h>
+#include <kunit/visibility.h>
 
 #include "sroce.h"
 #include "sroce_qp.h"
@@ -381,6 +382,13 @@ void sroce_retx_timers(struct sroce_qp *qp)
 		snd->last_progress = jiffies;
 		if (!snd->error)
 			sroce_req_rewind(qp);
+		/*
+		 * A retransmit timeout during the wait did not re-arm (the
+		 * wait was the QP's timer then): the ACK timeout starts
+		 * again now, also when nothing can be resent yet (paused)
+		 */
+		if (snd->comp_psn != snd->max_psn)
+			sroce_retx_arm(qp);
 	}
 	if (test_and_clear_bit(SROCE_SEND_F_TIMEOUT, &snd->flags))
 		sroce_retx_timeout(qp);
@@ -407,15 +415,18 @@ void sroce_retx_arm(struct sroce_qp *qp)
 		sroce_req_arm_timer(qp, &snd->retrans_timer, expires);
 }
 
-/* @bit: the expiry's flag; @held: the timer's HELD bit, cleared after it */
-static void sroce_retx_timer_fired(struct sroce_qp *qp, int bit, int held)
+/* @bit: the expiry's flag; the timer's arm stops counting after it */
+static void sroce_retx_timer_fired(struct sroce_qp *qp, struct timer_list *t,
+				   int bit)
 {
-	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
-		set_bit(bit, &qp->dp.send.flags);
+	struct sroce_send *snd = &qp->dp.send;
+
+	if (!test_bit(SROCE_SEND_F_STOPPED, &snd->flags)) {
+		set_bit(bit, &snd->flags);
 		sroce_qp_schedule(qp);
 	}
-	smp_mb__before_atomic();	/* the expiry flagged before HELD clears */
-	clear_bit(held, &qp->dp.send.flags);
+	smp_mb__before_atomic();	/* the expiry flagged before the count */
+	atomic_dec(sroce_send_timer_held(snd, t));
 	sroce_qp_put(qp);
 }
 
@@ -431,9 +442,9 @@ void sroce_retx_retrans_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, dp.send.retrans_timer);
 
-	sroce_retx_timer_fired(qp, SROCE_SEND_F_TIMEOUT,
-			       SROCE_SEND_F_RETRANS_HELD);
+	sroce_retx_timer_fired(qp, t, SROCE_SEND_F_TIMEOUT);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_retx_retrans_timer_fn);
 
 /**
  * sroce_retx_rnr_timer_fn() - RNR NAK timer callback
@@ -447,5 +458,5 @@ void sroce_retx_rnr_timer_fn(struct timer_list *t)
 {
 	struct sroce_qp *qp = from_timer(qp, t, dp.send.rnr_timer);
 
-	sroce_retx_timer_fired(qp, SROCE_SEND_F_RNR, SROCE_SEND_F_RNR_HELD);
+	sroce_retx_timer_fired(qp, t, SROCE_SEND_F_RNR);
 }

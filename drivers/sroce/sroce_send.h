@@ -107,11 +107,6 @@ struct sk_buff;
  * @SROCE_SEND_F_TX_WAKE: paused by backpressure with packets still queued
  *	in the stack; the next one's destructor (the queue moves again: a
  *	qdisc dequeued it, the device woke) ends the pause
- * @SROCE_SEND_F_RETRANS_HELD: the retransmit timer holds its QP reference:
- *	set before it is armed, cleared by its function after it flagged
- *	SROCE_SEND_F_TIMEOUT, so that pending, HELD or TIMEOUT always shows
- *	an armed timer, also while its function runs (sroce_diag.c)
- * @SROCE_SEND_F_RNR_HELD: the same for the RNR timer and SROCE_SEND_F_RNR
  */
 enum sroce_send_flag {
 	SROCE_SEND_F_MODIFIED,
@@ -121,8 +116,6 @@ enum sroce_send_flag {
 	SROCE_SEND_F_STOPPED,
 	SROCE_SEND_F_TX_DRAIN,
 	SROCE_SEND_F_TX_WAKE,
-	SROCE_SEND_F_RETRANS_HELD,
-	SROCE_SEND_F_RNR_HELD,
 };
 
 /**
@@ -258,6 +251,13 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @retrans_timer: local ACK timeout (IBTA 9.7.6.1.3); holds a QP reference
  *	while pending
  * @rnr_timer: RNR NAK wait (9.7.5.2.8); holds a QP reference while pending
+ * @retrans_held: arms of @retrans_timer whose function has not finished:
+ *	one more when an arm finds it idle, one less when its function has
+ *	flagged SROCE_SEND_F_TIMEOUT.  Non-zero or TIMEOUT always shows an
+ *	armed timer, also between its expiry and its function, and also when
+ *	a run re-armed it while its function ran (a bit cleared by that
+ *	function would then hide the new arm: sroce_diag.c)
+ * @rnr_held: the same for @rnr_timer and SROCE_SEND_F_RNR
  * @tx_timer: pause after backpressure; holds a QP reference while queued
  * @flags: enum sroce_send_flag bits (atomic bit operations)
  * @pend_reset: the QP went to RESET (under qp->state_lock)
@@ -343,6 +343,8 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
 struct sroce_send {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
+	atomic_t retrans_held;
+	atomic_t rnr_held;
 	struct hrtimer tx_timer;
 	unsigned long flags;
 
@@ -410,6 +412,13 @@ struct sroce_send {
 	bool drained_event;
 	unsigned long last_progress;
 };
+
+/* @t's count of arms whose function has not finished (@retrans_held) */
+static inline atomic_t *sroce_send_timer_held(struct sroce_send *snd,
+					      const struct timer_list *t)
+{
+	return t == &snd->rnr_timer ? &snd->rnr_held : &snd->retrans_held;
+}
 
 static inline struct sroce_req_wqe *sroce_req_wqe(struct sroce_send *snd,
 						  u32 idx)
