@@ -27,6 +27,8 @@
  *   sroce_verbs_mr.c  MR verbs: DMA, user, fast-register MRs, rereg
  *   sroce_qp.c        QP object, state machine (IBTA 10.3) and the table of
  *                     what each state allows (sroce_qp_state_caps[])
+ *   sroce_qp_fatal.c  the device's failure (every QP to ERR) and the drain
+ *                     verbs (drain_sq, drain_rq)
  *   sroce_dp.c        QP data path: the send side's and the responder's
  *                     runs, their work item, doorbell and RX kick
  *   sroce_diag.c      the send side's wake-up invariant (checked after
