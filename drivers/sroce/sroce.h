@@ -44,7 +44,9 @@
  *   sroce_retx.c      retransmission: loss episodes, congestion window,
  *                     RTT, retransmit and RNR timers
  *   sroce_resp.c      responder: request packets, their checks, RC
- *                     order (out-of-order hold), errors, entry points
+ *                     order, errors, entry points
+ *   sroce_resp_ooo.c  RC responder's out-of-order hold: requests past a
+ *                     gap kept, run once it is filled, one answer for all
  *   sroce_resp_recv.c responder's data placement: SEND and RDMA WRITE
  *                     into memory, receive WQEs (RQ, SRQ, XRC SRQ) and
  *                     their CQEs, UD, flush of the RQ

@@ -281,7 +281,14 @@ int sroce_resp_rkey_hold(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 
 /* Steps of sroce_resp.c that sroce_resp_recv.c uses (responder run only) */
 void sroce_resp_sync(struct sroce_qp *qp);
+void sroce_resp_rc_in_seq(struct sroce_qp *qp, struct sk_buff *skb,
+			  const struct sroce_pkt_info *pkt, u32 len);
+
+/* The out-of-order hold (sroce_resp_ooo.c; responder run only) */
 void sroce_resp_ooo_purge(struct sroce_resp *resp);
+bool sroce_resp_out_of_seq(struct sroce_qp *qp, struct sk_buff *skb, s32 diff);
+void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
+			   const struct sroce_pkt_info *pkt, u32 len);
 u32 sroce_resp_payload_off(const struct sk_buff *skb,
 			   const struct sroce_pkt_info *pkt);
 void sroce_resp_unrel_error(struct sroce_qp *qp, enum sroce_resp_ret ret);
