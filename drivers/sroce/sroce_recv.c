@@ -432,44 +432,60 @@ void sroce_rcv(struct sk_buff *skb)
 EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
 
 /**
- * sroce_udp_encap_rcv() - receive a RoCEv2 packet
- * @sk: a UDP 4791 socket of sroce_net.c (its encap_rcv)
- * @skb: packet; skb->data at the UDP header, whose checksum (if not
- *	zero) the UDP layer verified
+ * sroce_recv_skb() - receive a RoCEv2 packet for a known device
+ * @dev: the device the packet is for
+ * @skb: packet as the UDP tunnel hands it over: skb->data at the UDP
+ *	header, the network and transport headers set
  *
- * Finds the device, checks the packet (sroce_recv_check()) and counts it
- * in rcvd_pkts or in the rx_drop_* counter of the first reason to drop
- * it, lets congestion control consume CNPs and answer CE marks
- * (sroce_cc_rcv()), and queues the rest for the destination QP's data
- * path (a packet to a multicast group for each QP attached to it,
- * sroce_mcast_rcv()).  A packet for no sroce device is freed without being counted.
+ * Checks the packet (sroce_recv_check()) and counts it in rcvd_pkts or in
+ * the rx_drop_* counter of the first reason to drop it, lets congestion
+ * control consume CNPs and answer CE marks (sroce_cc_rcv()), and queues
+ * the rest for the destination QP's data path (a packet to a multicast
+ * group for each QP attached to it, sroce_mcast_rcv()).  Consumes @skb.
+ * sroce_udp_encap_rcv() calls it, and so does sroce_net_xmit() for a
+ * packet to an address of the device's own netdev (loopback).
  *
- * Context: softirq.
- * Return: 0: every packet is consumed.
+ * Context: softirq or BH disabled, under rcu_read_lock().
  */
-int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+void sroce_recv_skb(struct sroce_dev *dev, struct sk_buff *skb)
 {
 	enum sroce_counter drop;
-	struct sroce_dev *dev;
 
-	rcu_read_lock();
-	dev = sroce_net_rx_dev(sk, skb);
-	if (!dev) {
-		kfree_skb(skb);
-		goto out;
-	}
 	if (sroce_recv_check(dev, skb, &drop)) {
 		sroce_counter_inc(dev, drop);
 		trace_sroce_drop(dev, drop);
 		kfree_skb(skb);
-		goto out;
+		return;
 	}
 	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
 	if (!SROCE_PKT(skb)->qp)
 		sroce_mcast_rcv(dev, skb);
 	else if (!sroce_cc_rcv(dev, skb))
 		sroce_rcv(skb);
-out:
+}
+
+/**
+ * sroce_udp_encap_rcv() - receive a RoCEv2 packet
+ * @sk: a UDP 4791 socket of sroce_net.c (its encap_rcv)
+ * @skb: packet; skb->data at the UDP header, whose checksum (if not
+ *	zero) the UDP layer verified
+ *
+ * Finds the device and hands the packet to sroce_recv_skb().  A packet
+ * for no sroce device is freed without being counted.
+ *
+ * Context: softirq.
+ * Return: 0: every packet is consumed.
+ */
+int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct sroce_dev *dev;
+
+	rcu_read_lock();
+	dev = sroce_net_rx_dev(sk, skb);
+	if (dev)
+		sroce_recv_skb(dev, skb);
+	else
+		kfree_skb(skb);
 	rcu_read_unlock();
 	return 0;
 }

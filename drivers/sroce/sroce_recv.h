@@ -17,6 +17,7 @@ struct sock;
 struct sroce_qp;
 
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
+void sroce_recv_skb(struct sroce_dev *dev, struct sk_buff *skb);
 void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
 			 struct in6_addr *saddr, struct in6_addr *daddr);
 bool sroce_recv_qp_check(struct sroce_qp *qp, const struct sk_buff *skb,
