@@ -28,6 +28,7 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/moduleparam.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -74,6 +75,16 @@ struct sroce_net_slot {
 static unsigned int sroce_net_id __read_mostly;
 static DEFINE_MUTEX(sroce_net_mutex);
 
+/*
+ * Loopback: a packet to an address of the device's own netdev (both QPs
+ * on this device) goes straight to the device's receive path instead of
+ * through the IP stack, lo and the UDP socket (sroce_net_loop_xmit()).
+ */
+static bool sroce_net_loopback = true;
+module_param_named(loopback, sroce_net_loopback, bool, 0644);
+MODULE_PARM_DESC(loopback,
+		 "Hand packets to an address of the device's own netdev straight to its receive path (default: on)");
+
 /* Headroom for the IP and UDP headers sroce builds itself. */
 #define SROCE_ENCAP_MAX		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
@@ -97,28 +108,40 @@ static struct sroce_dev *sroce_net_dev_by_ndev(struct sroce_net *snet,
 	return NULL;
 }
 
-/* Does @dev's netdev own the packet's destination address? */
-static bool sroce_net_owns_daddr(struct sroce_dev *dev,
-				 const struct sk_buff *skb)
+/*
+ * Does @ndev own @a4 (IPv4) or @a6 (IPv6)?  Multicast addresses are never
+ * owned.  Under RCU.
+ */
+static bool sroce_net_ndev_has_addr(struct net_device *ndev, bool ipv4,
+				    __be32 a4, const struct in6_addr *a6)
 {
-	struct net_device *ndev = dev->ndev;
-
-	if (sroce_net_is_ipv4(skb)) {
+	if (ipv4) {
 		struct in_device *in_dev = __in_dev_get_rcu(ndev);
 		const struct in_ifaddr *ifa;
 
 		if (!in_dev)
 			return false;
 		in_dev_for_each_ifa_rcu(ifa, in_dev)
-			if (ifa->ifa_local == ip_hdr(skb)->daddr)
+			if (ifa->ifa_local == a4)
 				return true;
 		return false;
 	}
 #if IS_ENABLED(CONFIG_IPV6)
-	return ipv6_chk_addr(dev_net(ndev), &ipv6_hdr(skb)->daddr, ndev, 1);
+	return ipv6_chk_addr(dev_net(ndev), a6, ndev, 1);
 #else
 	return false;
 #endif
+}
+
+/* Does @dev's netdev own the packet's destination address? */
+static bool sroce_net_owns_daddr(struct sroce_dev *dev,
+				 const struct sk_buff *skb)
+{
+	if (sroce_net_is_ipv4(skb))
+		return sroce_net_ndev_has_addr(dev->ndev, true,
+					       ip_hdr(skb)->daddr, NULL);
+	return sroce_net_ndev_has_addr(dev->ndev, false, 0,
+				       &ipv6_hdr(skb)->daddr);
 }
 
 /**
@@ -741,6 +764,85 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
 	}
 }
 
+/*
+ * Is @av's destination an address of @dev's own netdev, to be delivered
+ * by sroce_net_loop_xmit()?  Not with loopback off, with the netdev down
+ * (the IP stack refuses that route: the same error either way), or with
+ * IRQs off (the receive path needs them on; so does a hard IRQ caller).
+ */
+static bool sroce_net_loop_ok(struct sroce_dev *dev, const struct sroce_av *av)
+{
+	bool ok;
+
+	if (!READ_ONCE(sroce_net_loopback) || !netif_running(dev->ndev) ||
+	    in_hardirq() || irqs_disabled())
+		return false;
+	rcu_read_lock();
+	ok = sroce_net_ndev_has_addr(dev->ndev,
+				     av->network_type == RDMA_NETWORK_IPV4,
+				     av->daddr.s6_addr32[3], &av->daddr);
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Deliver an encapsulated packet, its ICRC in place, to @dev's own receive
+ * path as the UDP tunnel would hand it over: skb->data at the UDP header,
+ * network and transport headers set, the IPv4 header checksum filled.  It
+ * goes through every check of a received packet (ICRC, P_Key, the QP
+ * lookup and state, the path addresses) and the receive counters.  The
+ * sender's destructor runs first, as when a netdev takes a packet.  The
+ * receive path queues the packet for its QP (sroce_dp_rx_queue(), whose
+ * bound drops and counts in rx_drop_backlog as a full NIC ring would) and
+ * may run that QP's side inline; a run that is already in progress, such
+ * as the one that sent this packet, is only kicked, so the nesting stays
+ * one run deep and a QP's packets are queued in the order they were sent.
+ * Context: not hard IRQ, IRQs on (sroce_net_loop_ok()); BH is disabled
+ * around the receive path.
+ */
+static int sroce_net_loop_xmit(struct sroce_dev *dev, struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		ip_send_check(ip_hdr(skb));
+	skb_orphan(skb);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	skb->dev = dev->ndev;
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_NONE;
+	skb_reset_mac_header(skb);	/* no link header: at the IP header */
+	skb_reset_mac_len(skb);
+	__skb_pull(skb, skb_transport_offset(skb));
+
+	sroce_counter_inc(dev, SROCE_CNT_SENT_PKTS);
+	sroce_counter_inc(dev, SROCE_CNT_LOOPBACK_PKTS);
+	local_bh_disable();
+	rcu_read_lock();
+	sroce_recv_skb(dev, skb);
+	rcu_read_unlock();
+	local_bh_enable();
+	return 0;
+}
+
+/* Hand an encapsulated packet to the IP stack along @dst. */
+static int sroce_net_ip_xmit(struct sroce_dev *dev, const struct sroce_av *av,
+			     struct dst_entry *dst, struct sk_buff *skb,
+			     u8 opcode)
+{
+	struct net *net = dev_net(dev->ndev);
+	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
+
+	memset(skb->cb, 0, sizeof(skb->cb));
+	skb_dst_set(skb, dst);
+	skb->dev = dst->dev;
+	skb->protocol = ipv4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	skb->priority = sroce_cc_skb_priority(dev->cc, av, opcode);
+	skb->ip_summed = CHECKSUM_NONE;
+
+	if (ipv4)
+		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
+	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
+}
+
 /**
  * sroce_net_xmit() - encapsulate and send a built packet
  * @dev: device
@@ -757,7 +859,11 @@ static int sroce_net_xmit_result(struct sroce_dev *dev, int err)
  * with sroce_cc_tos()) or IPv6 header, computes the ICRC last,
  * routes in the netdev's namespace with the netdev as output interface
  * and hands the packet to ip_local_out() / ip6_local_out().
- * skb->priority comes from sroce_cc_skb_priority().  Consumes @skb in every case.
+ * skb->priority comes from sroce_cc_skb_priority().  A packet to an
+ * address of the netdev itself skips routing and the IP stack when the
+ * loopback parameter is on: sroce_net_loop_xmit() hands it to the
+ * device's own receive path (counted in sent_pkts and loopback_pkts).
+ * Consumes @skb in every case.
  *
  * Context: any (softirq or process); does not sleep.
  * Return: 0 when sent (NET_XMIT_CN included: the packet was queued);
@@ -771,10 +877,10 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 {
 	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
 	struct sroce_pkt_info pkt = {};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct sroce_bth *bth;
-	struct net *net;
 	__le32 icrc;
+	bool loop;
 	u16 sport;
 	u8 tos;
 
@@ -791,39 +897,34 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	net = dev_net(dev->ndev);
 	bth = (struct sroce_bth *)skb->data;
 	pkt.hdr = skb->data;
 	pkt.paylen = skb->len;
 	pkt.opcode = bth->opcode;
 
 	tos = sroce_cc_tos(dev->cc, av->traffic_class);
-	dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
-		return PTR_ERR(dst);
+	loop = sroce_net_loop_ok(dev, av);
+	if (!loop) {
+		dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
 	}
 
 	sport = rdma_get_udp_sport(av->flow_label & IB_GRH_FLOWLABEL_MASK,
 				   qp ? sroce_qpn(qp) : 0, sroce_bth_qpn(bth));
 	sroce_net_push_udp(skb, sport);
 	if (ipv4)
-		sroce_net_push_ip4(net, skb, av, tos);
+		sroce_net_push_ip4(dev_net(dev->ndev), skb, av, tos);
 	else
 		sroce_net_push_ip6(skb, av, tos);
 
 	icrc = cpu_to_le32(sroce_icrc_compute(skb, &pkt));
 	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
 
-	memset(skb->cb, 0, sizeof(skb->cb));
-	skb_dst_set(skb, dst);
-	skb->dev = dst->dev;
-	skb->protocol = ipv4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
-	skb->priority = sroce_cc_skb_priority(dev->cc, av, pkt.opcode);
-	skb->ip_summed = CHECKSUM_NONE;
-
-	if (ipv4)
-		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
-	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
+	if (loop)
+		return sroce_net_loop_xmit(dev, skb);
+	return sroce_net_ip_xmit(dev, av, dst, skb, pkt.opcode);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);
