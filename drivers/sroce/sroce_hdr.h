@@ -429,5 +429,12 @@ u64 sroce_retry_timeout_us(u8 timeout);
 /* ---- ICRC (IBTA annex A17.3.3) ---- */
 
 u32 sroce_icrc_compute(struct sk_buff *skb, const struct sroce_pkt_info *pkt);
+void sroce_icrc_init(void);
+void sroce_icrc_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* The crypto API's "crc32" and the switch between it and crc32_le(). */
+int sroce_icrc_crc32_shash(u32 *crc, const void *data, size_t len);
+int sroce_icrc_use_shash(bool on);
+#endif
 
 #endif /* SROCE_HDR_H */

@@ -13,11 +13,27 @@
  *         byte of the DestQP word), exactly as rdma_rxe masks it.
  * The result is stored complemented, least significant byte first: it
  * equals zlib's crc32() of the masked byte string.
+ *
+ * Two implementations of the same CRC-32 cover the payload: the library's
+ * crc32_le() (slice-by-8 tables) and the crypto API's "crc32" shash (on
+ * x86 with PCLMULQDQ, crc32-pclmul, carry-less multiplication).  At load
+ * sroce_icrc_init() times both over 4 KiB, checks they agree, and keeps
+ * the faster one; the icrc_impl module parameter (read-only) names it.
+ * The headers (under 100 bytes) always go through crc32_le(), faster at
+ * that size.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <crypto/hash.h>
 #include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/slab.h>
 #include <linux/udp.h>
 #include <linux/skbuff.h>
 #include <kunit/visibility.h>
@@ -32,6 +48,206 @@
 
 /* Largest IP header we mask: IPv4 with options (60) > IPv6 (40). */
 #define SROCE_ICRC_MAX_IPHDR	60
+
+/* ------------------------------------------------------------------ */
+/* CRC-32 implementation, chosen at load                               */
+/* ------------------------------------------------------------------ */
+
+/* Bytes timed per round at load, rounds, and calls per round. */
+#define SROCE_ICRC_BENCH_LEN	4096
+#define SROCE_ICRC_BENCH_ROUNDS	4
+#define SROCE_ICRC_BENCH_CALLS	8
+
+/* The crypto API's "crc32" (NULL when unavailable); set at load only. */
+static struct crypto_shash *sroce_icrc_tfm;
+/* The payload goes through sroce_icrc_tfm rather than crc32_le(). */
+static DEFINE_STATIC_KEY_FALSE(sroce_icrc_shash_on);
+
+static char sroce_icrc_impl[CRYPTO_MAX_ALG_NAME] = "crc32_le";
+module_param_string(icrc_impl, sroce_icrc_impl, sizeof(sroce_icrc_impl),
+		    0444);
+MODULE_PARM_DESC(icrc_impl,
+		 "CRC-32 implementation of the ICRC, the faster at load: crc32_le or the crypto API driver of \"crc32\" (read-only)");
+
+/**
+ * sroce_icrc_crc32_shash() - continue a CRC-32 with the crypto API
+ * @crc: CRC register (not complemented), updated in place, as crc32_le()
+ *	takes and returns it
+ * @data: bytes
+ * @len: byte count
+ *
+ * The "crc32" shash keeps exactly that register as its state (4 bytes,
+ * checked at load), so a descriptor on the stack with @crc as its state
+ * continues any CRC: no per-CPU state, usable in softirq (the PCLMUL
+ * driver falls back to crc32_le() where the FPU is not usable).
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -ENOENT when the shash is not available.
+ */
+VISIBLE_IF_KUNIT int sroce_icrc_crc32_shash(u32 *crc, const void *data,
+					    size_t len)
+{
+	struct {
+		struct shash_desc shash;
+		u32 ctx;
+	} desc;
+	int err;
+
+	if (!sroce_icrc_tfm)
+		return -ENOENT;
+	desc.shash.tfm = sroce_icrc_tfm;
+	desc.ctx = *crc;
+	err = crypto_shash_update(&desc.shash, data, len);
+	*crc = desc.ctx;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_crc32_shash);
+
+/* Continue @crc over @len bytes with the implementation chosen at load. */
+static u32 sroce_icrc_crc32(u32 crc, const u8 *data, unsigned int len)
+{
+	if (static_branch_likely(&sroce_icrc_shash_on) &&
+	    !sroce_icrc_crc32_shash(&crc, data, len))
+		return crc;
+	return crc32_le(crc, data, len);
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * sroce_icrc_use_shash() - choose the ICRC's CRC-32 implementation
+ * @on: the crypto API's "crc32" (true) or crc32_le() (false)
+ *
+ * For KUnit, which computes the same ICRCs with both; sroce_icrc_init()
+ * makes the choice otherwise.
+ * Context: process; may sleep (static key).
+ * Return: the previous choice (1: the shash, 0: crc32_le()), or -ENOENT
+ * when @on and the shash is not available (nothing changes then).
+ */
+VISIBLE_IF_KUNIT int sroce_icrc_use_shash(bool on)
+{
+	int was = static_key_enabled(&sroce_icrc_shash_on);
+
+	if (on && !sroce_icrc_tfm)
+		return -ENOENT;
+	if (on)
+		static_branch_enable(&sroce_icrc_shash_on);
+	else
+		static_branch_disable(&sroce_icrc_shash_on);
+	return was;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_icrc_use_shash);
+#endif
+
+/*
+ * Best time of SROCE_ICRC_BENCH_ROUNDS rounds, in ns per call over @buf;
+ * the CRC goes to @sink so that no call is optimised away.
+ */
+static u64 sroce_icrc_time(const u8 *buf, bool shash, u32 *sink)
+{
+	u64 best = U64_MAX, t;
+	u32 crc = ~0U;
+	int r, i;
+
+	for (r = 0; r < SROCE_ICRC_BENCH_ROUNDS; r++) {
+		t = ktime_get_ns();
+		for (i = 0; i < SROCE_ICRC_BENCH_CALLS; i++) {
+			if (!shash)
+				crc = crc32_le(crc, buf, SROCE_ICRC_BENCH_LEN);
+			else if (sroce_icrc_crc32_shash(&crc, buf,
+							SROCE_ICRC_BENCH_LEN))
+				return U64_MAX;
+		}
+		best = min(best, ktime_get_ns() - t);
+	}
+	*sink = crc;
+	return div_u64(best, SROCE_ICRC_BENCH_CALLS);
+}
+
+/* The shash as it will be used: 4-byte state, same CRC as crc32_le(). */
+static bool sroce_icrc_shash_ok(const u8 *buf)
+{
+	u32 crc = ~0U;
+
+	if (crypto_shash_descsize(sroce_icrc_tfm) != sizeof(u32))
+		return false;
+	if (sroce_icrc_crc32_shash(&crc, buf, SROCE_ICRC_BENCH_LEN))
+		return false;
+	return crc == crc32_le(~0U, buf, SROCE_ICRC_BENCH_LEN);
+}
+
+/* Keep the crypto API's "crc32" when it is usable; else none. */
+static void sroce_icrc_get_shash(const u8 *buf)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash("crc32", 0, 0);
+
+	if (IS_ERR(tfm))
+		return;
+	sroce_icrc_tfm = tfm;
+	if (!sroce_icrc_shash_ok(buf)) {
+		sroce_icrc_tfm = NULL;
+		crypto_free_shash(tfm);
+	}
+}
+
+/**
+ * sroce_icrc_init() - choose the CRC-32 implementation of the ICRC
+ *
+ * Times crc32_le() and the crypto API's "crc32" shash (when it exists and
+ * gives the same CRC) over 4 KiB of random bytes, keeps the faster for the
+ * payload, names it in the icrc_impl parameter and logs the choice and
+ * both times once.  Without memory or the shash, crc32_le() it is: the
+ * ICRC is the same either way, only its cost differs.
+ *
+ * Context: module init; process, may sleep.
+ */
+void sroce_icrc_init(void)
+{
+	u64 t_lib, t_shash = U64_MAX;
+	u32 sink;
+	u8 *buf;
+
+	buf = kmalloc(SROCE_ICRC_BENCH_LEN, GFP_KERNEL);
+	if (!buf)
+		return;
+	get_random_bytes(buf, SROCE_ICRC_BENCH_LEN);
+	sroce_icrc_get_shash(buf);
+	t_lib = sroce_icrc_time(buf, false, &sink);
+	if (sroce_icrc_tfm)
+		t_shash = sroce_icrc_time(buf, true, &sink);
+	kfree(buf);
+
+	if (!sroce_icrc_tfm) {
+		pr_info("ICRC: crc32_le (%llu ns per 4 KiB; no crc32 shash)\n",
+			t_lib);
+		return;
+	}
+	if (t_shash < t_lib) {
+		strscpy(sroce_icrc_impl,
+			crypto_shash_driver_name(sroce_icrc_tfm),
+			sizeof(sroce_icrc_impl));
+		static_branch_enable(&sroce_icrc_shash_on);
+	}
+	pr_info("ICRC: %s (per 4 KiB: crc32_le %llu ns, %s %llu ns)\n",
+		sroce_icrc_impl, t_lib,
+		crypto_shash_driver_name(sroce_icrc_tfm), t_shash);
+}
+
+/**
+ * sroce_icrc_exit() - release what sroce_icrc_init() took
+ *
+ * Context: module exit, after every device is gone (no ICRC is computed).
+ */
+void sroce_icrc_exit(void)
+{
+	static_branch_disable(&sroce_icrc_shash_on);
+	if (sroce_icrc_tfm)
+		crypto_free_shash(sroce_icrc_tfm);
+	sroce_icrc_tfm = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* ICRC                                                                */
+/* ------------------------------------------------------------------ */
 
 /*
  * Continue @crc over @len bytes of @skb from @off: linear data directly,
@@ -49,11 +265,11 @@ static u32 sroce_icrc_skb(struct sk_buff *skb, unsigned int off,
 	const u8 *data;
 
 	if (off + len <= skb_headlen(skb))
-		return crc32_le(crc, skb->data + off, len);
+		return sroce_icrc_crc32(crc, skb->data + off, len);
 	skb_prepare_seq_read(skb, off, off + len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
 		n = min(n, len - done);
-		crc = crc32_le(crc, data, n);
+		crc = sroce_icrc_crc32(crc, data, n);
 		done += n;
 	}
 	return crc;

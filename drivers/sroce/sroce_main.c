@@ -524,6 +524,7 @@ static int __init sroce_init(void)
 				   WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
+	sroce_icrc_init();
 
 	err = sroce_net_init();
 	if (err)
@@ -539,6 +540,7 @@ static int __init sroce_init(void)
 err_net_exit:
 	sroce_net_exit();
 err_destroy_wq:
+	sroce_icrc_exit();
 	destroy_workqueue(sroce_wq);
 	return err;
 }
@@ -551,6 +553,7 @@ static void __exit sroce_exit(void)
 	sroce_net_exit();
 	/* ring buffers still waiting for a grace period (sroce_queue.c) */
 	rcu_barrier();
+	sroce_icrc_exit();
 	destroy_workqueue(sroce_wq);
 	pr_info("unloaded\n");
 }
