@@ -13,6 +13,7 @@
  * rdma_rxe" below).
  */
 #include <kunit/test.h>
+#include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/if_ether.h>
@@ -431,6 +432,101 @@ static void sroce_icrc_masked_fields_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/*
+ * The two CRC-32 implementations the ICRC may use (sroce_icrc_init()
+ * keeps the faster): crc32_le() and the crypto API's "crc32" shash,
+ * continued from the same register over buffers of many lengths and
+ * alignments, around the sizes where the PCLMUL driver changes method
+ * (64 and 16-byte blocks) and up to a jumbo payload.
+ */
+struct sroce_icrc_impl_case {
+	const char *name;
+	unsigned int len;
+	unsigned int align;	/* offset of the buffer in its allocation */
+	u32 seed;		/* CRC register before the buffer */
+};
+
+static const struct sroce_icrc_impl_case sroce_icrc_impl_cases[] = {
+	{ .name = "empty", .len = 0, .align = 0, .seed = ~0U },
+	{ .name = "one_byte", .len = 1, .align = 0, .seed = ~0U },
+	{ .name = "pad3", .len = 3, .align = 1, .seed = 0xdebb20e3 },
+	{ .name = "15_unaligned", .len = 15, .align = 3, .seed = ~0U },
+	{ .name = "63", .len = 63, .align = 0, .seed = 0 },
+	{ .name = "64", .len = 64, .align = 0, .seed = 0xdebb20e3 },
+	{ .name = "79_unaligned", .len = 79, .align = 2, .seed = ~0U },
+	{ .name = "80", .len = 80, .align = 0, .seed = 0x12345678 },
+	{ .name = "255_unaligned", .len = 255, .align = 1, .seed = ~0U },
+	{ .name = "mtu_1024", .len = 1024, .align = 0, .seed = 0xdebb20e3 },
+	{ .name = "4096", .len = 4096, .align = 0, .seed = ~0U },
+	{ .name = "4099_unaligned", .len = 4099, .align = 3, .seed = 0 },
+	{ .name = "jumbo_9000", .len = 9000, .align = 0, .seed = 0xdebb20e3 },
+};
+
+static void sroce_icrc_impl_case_desc(const struct sroce_icrc_impl_case *c,
+				      char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_icrc_impl, sroce_icrc_impl_cases,
+		  sroce_icrc_impl_case_desc);
+
+static void sroce_icrc_impl_same_test(struct kunit *test)
+{
+	const struct sroce_icrc_impl_case *c = test->param_value;
+	u32 crc = c->seed;
+	unsigned int i;
+	u8 *buf;
+	int err;
+
+	buf = kunit_kmalloc(test, c->len + c->align + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < c->len + c->align; i++)
+		buf[i] = i * 151 + (i >> 8) * 7 + 1;
+
+	err = sroce_icrc_crc32_shash(&crc, buf + c->align, c->len);
+	if (err == -ENOENT)
+		kunit_skip(test, "no crc32 shash in this kernel");
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, crc, crc32_le(c->seed, buf + c->align, c->len));
+}
+
+/*
+ * Every known-answer vector, linear and paged, gives the same ICRC with
+ * either implementation chosen (the choice is restored afterwards).
+ */
+static void sroce_icrc_impl_vector_test(struct kunit *test)
+{
+	const struct sroce_icrc_vec *v = test->param_value;
+	unsigned int split = sroce_icrc_iplen(v) + sizeof(struct udphdr) +
+			     sizeof(struct sroce_bth);
+	int was, on;
+
+	was = sroce_icrc_use_shash(true);
+	if (was == -ENOENT)
+		kunit_skip(test, "no crc32 shash in this kernel");
+	for (on = 1; on >= 0; on--) {
+		struct sroce_pkt_info pkt;
+		struct sk_buff *skb;
+
+		sroce_icrc_use_shash(on);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_of(test, v->data, v->len,
+							v->ipv6),
+				    v->icrc, "linear, shash %d", on);
+		skb = sroce_icrc_skb(test, v->data, v->len, v->ipv6, split,
+				     (split + v->len) / 2, true, &pkt);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_icrc_compute(skb, &pkt),
+				    v->icrc, "paged, shash %d", on);
+		kfree_skb(skb);
+	}
+	sroce_icrc_use_shash(was);
+}
+
+static void sroce_icrc_impl_rxe_test(struct kunit *test)
+{
+	sroce_icrc_impl_vector_test(test);
+}
+
 static struct kunit_case sroce_icrc_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_icrc_vector_test, sroce_icrc_gen_params),
 	KUNIT_CASE_PARAM(sroce_icrc_nonlinear_test, sroce_icrc_gen_params),
@@ -439,6 +535,9 @@ static struct kunit_case sroce_icrc_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_icrc_rxe_test, sroce_icrc_rxe_gen_params),
 	KUNIT_CASE_PARAM(sroce_icrc_rxe_nonlinear_test,
 			 sroce_icrc_rxe_gen_params),
+	KUNIT_CASE_PARAM(sroce_icrc_impl_same_test, sroce_icrc_impl_gen_params),
+	KUNIT_CASE_PARAM(sroce_icrc_impl_vector_test, sroce_icrc_gen_params),
+	KUNIT_CASE_PARAM(sroce_icrc_impl_rxe_test, sroce_icrc_rxe_gen_params),
 	{}
 };
 
