@@ -50,8 +50,9 @@
 # when every run produced a number (whatever the number), 1 otherwise.
 #
 # Knobs (env): BENCH_MTUS ("1500 9000"), BENCH_TESTS (the six above),
-# BENCH_QPN ("4 16"), BENCH_QP_WRS (128), BENCH_REPS (3), BENCH_DURATION (5), BENCH_MARGIN (1),
-# BENCH_LAT_ITERS (2000), BENCH_QPS (100, for the per-QP memory),
+# BENCH_QPN ("4 16"), BENCH_QP_WRS (128), BENCH_REPS (3), BENCH_DURATION
+# (5), BENCH_MARGIN (1), BENCH_LAT_ITERS (2000), BENCH_QPS (100, for the
+# per-QP memory),
 # BENCH_RETRIES (4), BENCH_TSC_CLOCK (1; 0: no /add/tscclock.so),
 # BENCH_SCENARIOS ("base"; "compare" with BENCH_COMPARE=1; "congestion": see
 # the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel;
@@ -370,7 +371,7 @@ scenario_compare() {
 		return 1
 	fi
 	cp "$KO" "$LOG_DIR/new.ko" && cp "$PROVIDER" "$LOG_DIR/new.so"
-	note "compare: base $(modinfo -F srcversion /add/base/sroce.ko), new $(modinfo -F srcversion "$KO")"
+	note "compare: base sroce.ko md5 $(md5sum </add/base/sroce.ko | cut -c1-12), new $(md5sum <"$KO" | cut -c1-12)"
 	for mtu in $BENCH_MTUS; do
 		for ((rep = 1; rep <= BENCH_REPS; rep++)); do
 			order=(base new)
