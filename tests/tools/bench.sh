@@ -273,10 +273,11 @@ setup_all() {
 
 # sides (SRV_NS SRV_DEV SRV_IP CLI_NS CLI_DEV CLI_IP, for bench_run; round
 # takes them by name)
-# shellcheck disable=SC2034
 OD_SROCE=(A sroce0 "$A_IP4" A sroce0 "$A_IP4")     # one device, netns A
 OD_RXE=(- rxe0 "$R_IP4" - rxe0 "$R_IP4")           # one device, init_net
+# shellcheck disable=SC2034
 VE_SROCE=(B sroce1 "$B_IP4" A sroce0 "$A_IP4")     # veth, A -> B
+# shellcheck disable=SC2034
 VE_RXE=(B sroce2 "$RB_IP4" - rxe0 "$R_IP4")        # veth, rxe0 -> sroce2
 
 # prog_args PROG: KIND and ARGS (globals) of a perftest row.
