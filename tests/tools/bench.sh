@@ -597,7 +597,7 @@ median() {
 		awk '{ v[NR] = $1 } END {
 			if (!NR) { print "n/a"; exit }
 			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.3g\n", m }'
+			printf (m >= 1000 ? "%.0f\n" : "%.3g\n"), m }'
 }
 
 # total ROW WHICH: the sum of the values of ROW for WHICH ("n/a": none).
