@@ -143,8 +143,12 @@ static void sroce_fx_settle(struct sroce_fx *fx)
 	int i;
 
 	for (i = 0; fx->qp && i < 1000; i++) {
+		/* each side of the data path has its work (sroce_dp.c) */
+		flush_work(&fx->qp->dp.resp_work);
 		flush_work(&fx->qp->work);
-		if (!work_pending(&fx->qp->work) || READ_ONCE(fx->blocked))
+		if ((!work_pending(&fx->qp->work) &&
+		     !work_pending(&fx->qp->dp.resp_work)) ||
+		    READ_ONCE(fx->blocked))
 			return;
 	}
 	if (fx->qp)

@@ -26,6 +26,16 @@
  * A run that used up a budget requeues the work instead of looping, so one
  * busy QP does not starve others sharing the worker.
  *
+ * Each side runs on its home CPU only (struct sroce_dp.home_cpu), so
+ * that the packets it sends stay in order (sroce_req_pkt.c "Packet order
+ * across CPUs"): each has its own work item (qp->work, dp.resp_work),
+ * queued there, and a doorbell or a received packet on another CPU
+ * queues that work instead of running the side inline.  A side's home is
+ * the CPU it first sent from, where its runs happen anyway: the send
+ * side's the one that posts, the responder's the one the requests arrive
+ * on (loopback and veth deliver on the CPU that sent them), so a pair of
+ * QPs keeps each direction on one CPU without a wake-up.
+ *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
  * sroce_dp_doorbell() (post_send) run a side inline with a small budget,
@@ -74,6 +84,61 @@
 
 static bool sroce_dp_run_send(struct sroce_qp *qp, int budget);
 static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget);
+static bool sroce_dp_stopped(const struct sroce_qp *qp);
+
+/**
+ * sroce_dp_schedule() - make sure one side's work runs soon, at home
+ * @qp: queue pair; the caller holds a reference
+ * @side: which side's work
+ *
+ * Queues the work of @side on its home CPU (this one while it has none,
+ * or it is offline).  Takes a reference for the queued work; the work
+ * function drops it when it ends.  If the work is already queued, the
+ * extra reference is dropped here (the queued instance will see
+ * everything posted so far).
+ * Context: any.
+ */
+void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	struct work_struct *work = side == SROCE_DP_RESP ? &qp->dp.resp_work :
+							   &qp->work;
+	int cpu = READ_ONCE(qp->dp.home_cpu[side]);
+
+	if (cpu < 0 || !cpu_online(cpu))
+		cpu = WORK_CPU_UNBOUND;	/* sroce_wq is per-CPU: this one */
+	sroce_qp_get(qp);
+	if (!queue_work_on(cpu, sroce_wq, work))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_dp_claim_home() - a side of the data path sends from this CPU
+ * @qp: queue pair
+ * @side: the side about to send
+ *
+ * The first time a side sends, this CPU becomes its home (struct
+ * sroce_dp.home_cpu): for the send side the CPU that posts, for the
+ * responder the one its requests arrive on.
+ * Context: a run of @side, not migratable.
+ */
+void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	int *home = &qp->dp.home_cpu[side];
+
+	if (unlikely(READ_ONCE(*home) < 0))
+		cmpxchg(home, -1, raw_smp_processor_id());
+}
+
+/*
+ * May @side run on this CPU, outside its work?  Only at home (or while
+ * it has none or its home is offline).  The caller is not migratable.
+ */
+static bool sroce_dp_at_home(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	int home = READ_ONCE(qp->dp.home_cpu[side]);
+
+	return home < 0 || home == raw_smp_processor_id() || !cpu_online(home);
+}
 
 /*
  * Run one side of the data path of @qp in the caller's context, or, when
@@ -106,7 +171,7 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
 		if (!more && !test_bit(kick, flags))
 			return;
 		if (more || ++rounds >= SROCE_DP_KICK_ROUNDS) {
-			sroce_qp_schedule(qp);
+			sroce_dp_schedule(qp, side);
 			return;
 		}
 	}
@@ -117,12 +182,15 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
  * Run one side of a QP's data path for received packets: inline, with
  * the small budget of a run in softirq, when no run of it is in progress,
  * else kick the run in progress; the work takes over when the budget runs
- * out or kicks keep coming.  The caller holds a QP reference that
- * outlives the call.
+ * out or kicks keep coming.  Away from the side's home, the work does it
+ * all.  The caller holds a QP reference that outlives the call.
  */
 static void sroce_dp_rx_kick(struct sroce_qp *qp, enum sroce_dp_side side)
 {
-	sroce_dp_kick(qp, side, SROCE_DP_RX_INLINE_BUDGET);
+	if (sroce_dp_at_home(qp, side))
+		sroce_dp_kick(qp, side, SROCE_DP_RX_INLINE_BUDGET);
+	else
+		sroce_dp_schedule(qp, side);
 }
 
 static struct sk_buff_head *sroce_dp_rx_q(struct sroce_qp *qp,
@@ -326,7 +394,7 @@ static enum hrtimer_restart sroce_dp_resp_timer_fn(struct hrtimer *t)
 	struct sroce_qp *qp = container_of(t, struct sroce_qp, dp.resp_timer);
 
 	if (!sroce_dp_stopped(qp))
-		sroce_qp_schedule(qp);
+		sroce_dp_schedule(qp, SROCE_DP_RESP);
 	sroce_qp_put(qp);
 	return HRTIMER_NORESTART;
 }
@@ -371,22 +439,67 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 	return more;
 }
 
+/*
+ * A side's work ran away from the side's home: it was queued before the
+ * side had one, or while it was offline.  Requeued from here it would run
+ * here again (a work queued while it runs stays on its CPU), so
+ * @hop_work, at the home, queues it there once this one has ended.
+ */
+static void sroce_dp_hop(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	set_bit(side == SROCE_DP_RESP ? SROCE_DP_RESP_HOP : SROCE_DP_HOP,
+		&qp->dp.flags);
+	sroce_qp_get(qp);
+	if (!queue_work_on(READ_ONCE(qp->dp.home_cpu[side]), sroce_wq,
+			   &qp->dp.hop_work))
+		sroce_qp_put(qp);
+}
+
+static void sroce_dp_hop_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, dp.hop_work);
+
+	if (test_and_clear_bit(SROCE_DP_HOP, &qp->dp.flags))
+		sroce_dp_schedule(qp, SROCE_DP_SEND);
+	if (test_and_clear_bit(SROCE_DP_RESP_HOP, &qp->dp.flags))
+		sroce_dp_schedule(qp, SROCE_DP_RESP);
+	sroce_qp_put(qp);
+}
+
+/*
+ * Body of a side's work: run it at home (anywhere once the QP is being
+ * destroyed: it only frees packets), else send the work there.
+ */
+static void sroce_dp_work(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	if (sroce_dp_at_home(qp, side) || sroce_dp_stopped(qp))
+		sroce_dp_kick(qp, side, SROCE_DP_BUDGET);
+	else
+		sroce_dp_hop(qp, side);
+	sroce_qp_put(qp);
+}
+
 /**
- * sroce_qp_work() - the QP's data path work item
+ * sroce_qp_work() - the send side's work item (qp->work)
  * @work: qp->work
  *
- * Runs the responder, then the send side, each with a budget (or kicks a
- * run of that side in progress), requeues itself when a budget ran out,
- * and drops the QP reference sroce_qp_schedule() took.
+ * Runs the send side with a budget (or kicks a run of it in progress),
+ * requeues itself when the budget ran out, and drops the QP reference
+ * sroce_dp_schedule() took.  Away from the side's home it only moves
+ * there (sroce_dp_hop()).
  * Context: process (workqueue).
  */
 void sroce_qp_work(struct work_struct *work)
 {
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, work);
+	sroce_dp_work(container_of(work, struct sroce_qp, work),
+		      SROCE_DP_SEND);
+}
 
-	sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_BUDGET);
-	sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_BUDGET);
-	sroce_qp_put(qp);
+/* The responder's work item (dp.resp_work): as sroce_qp_work(). */
+static void sroce_dp_resp_work(struct work_struct *work)
+{
+	sroce_dp_work(container_of(work, struct sroce_qp, dp.resp_work),
+		      SROCE_DP_RESP);
 }
 
 /**
@@ -394,9 +507,10 @@ void sroce_qp_work(struct work_struct *work)
  * @qp: queue pair (the caller holds a reference, e.g. the core's)
  *
  * Runs the data path inline, with a small budget, when no run is in
- * progress: the first packets leave from the caller's context without
- * waking a worker.  Otherwise it kicks the run in progress; when more is
- * left, the QP's work continues.
+ * progress and this is the send side's home CPU: the first packets leave
+ * from the caller's context without waking a worker.  Otherwise it kicks
+ * the run in progress; when more is left, or on another CPU, the QP's
+ * work continues.
  * Context: any; inline unless in hard IRQ context or with IRQs disabled
  * (then the work is scheduled).
  */
@@ -406,13 +520,24 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 		sroce_qp_schedule(qp);
 		return;
 	}
-	sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_TX_INLINE_BUDGET);
+	/* the CPU checked is the one the run sends from */
+	migrate_disable();
+	if (sroce_dp_at_home(qp, SROCE_DP_SEND))
+		sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_TX_INLINE_BUDGET);
+	else
+		sroce_dp_schedule(qp, SROCE_DP_SEND);
 	/*
 	 * In ERR the provider also rings after a post_recv: the responder
 	 * flushes the new receive WQEs (sroce_resp_flush()).
 	 */
-	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH))
-		sroce_dp_kick(qp, SROCE_DP_RESP, SROCE_DP_TX_INLINE_BUDGET);
+	if (sroce_qp_state_can(READ_ONCE(qp->state), SROCE_QPS_RQ_FLUSH)) {
+		if (sroce_dp_at_home(qp, SROCE_DP_RESP))
+			sroce_dp_kick(qp, SROCE_DP_RESP,
+				      SROCE_DP_TX_INLINE_BUDGET);
+		else
+			sroce_dp_schedule(qp, SROCE_DP_RESP);
+	}
+	migrate_enable();
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_doorbell);
 
@@ -435,6 +560,8 @@ int sroce_dp_init(struct sroce_qp *qp)
 	int err;
 
 	qp->dp.flags = 0;
+	qp->dp.home_cpu[SROCE_DP_SEND] = -1;	/* sroce_dp_claim_home() */
+	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
 	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dp_send_run",
@@ -449,6 +576,8 @@ int sroce_dp_init(struct sroce_qp *qp)
 	hrtimer_init(&qp->dp.resp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->dp.resp_timer.function = sroce_dp_resp_timer_fn;
 	INIT_WORK(&qp->work, sroce_qp_work);
+	INIT_WORK(&qp->dp.resp_work, sroce_dp_resp_work);
+	INIT_WORK(&qp->dp.hop_work, sroce_dp_hop_work);
 	err = sroce_req_init(qp);
 	if (err) {
 		dst_cache_destroy(&qp->dst_cache);
@@ -545,7 +674,11 @@ static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side,
 static void sroce_dp_cancel_work(struct sroce_qp *qp)
 {
 	/* a queued (not yet running) work holds a reference */
+	if (cancel_work_sync(&qp->dp.hop_work))
+		sroce_qp_put(qp);
 	if (cancel_work_sync(&qp->work))
+		sroce_qp_put(qp);
+	if (cancel_work_sync(&qp->dp.resp_work))
 		sroce_qp_put(qp);
 }
 

@@ -41,6 +41,8 @@ enum sroce_dp_flag {
 	SROCE_DP_KICK,		/* its owner must look again before leaving */
 	SROCE_DP_RESP_RUNNING,	/* a run owns the responder's state */
 	SROCE_DP_RESP_KICK,	/* its owner must look again before leaving */
+	SROCE_DP_HOP,		/* @hop_work queues the send side's work */
+	SROCE_DP_RESP_HOP,	/* ... and the responder's */
 };
 
 /**
@@ -51,9 +53,10 @@ enum sroce_dp_flag {
  *	take it
  *	with test_and_set_bit_lock(); whoever finds it taken sets the side's
  *	KICK instead, and the owner runs again before it leaves.  No one
- *	spins, and runs in process context keep BH enabled, so every packet
- *	a run sends is delivered before the next one (no reordering between
- *	CPUs' backlogs).  Runs do not sleep (GFP_ATOMIC).
+ *	spins, and runs in process context keep BH enabled, so a packet a
+ *	run sends is normally delivered before the next one; each side
+ *	sends from one CPU at a time (packet order: sroce_req_pkt.c).  Runs
+ *	do not sleep (GFP_ATOMIC).
  * @resp_rx: received requests waiting for the responder (responses wait
  *	in the QP's rx_queue for the send side)
  * @rx_bytes: truesize of the packets queued for each side (by enum
@@ -61,6 +64,15 @@ enum sroce_dp_flag {
  *	with the queue length it bounds the backlog (sroce_dp_rx_queue())
  * @resp_timer: retries the responder after the network pushed back; holds
  *	a QP reference while queued
+ * @home_cpu: each side's home (by enum sroce_dp_side), the only CPU it
+ *	runs and sends from while that CPU is online, so that its packets
+ *	stay in order (sroce_req_pkt.c "Packet order across CPUs"): the CPU
+ *	it first sent from (sroce_dp_claim_home()), -1 until then.  Never
+ *	changes once set.
+ * @resp_work: the responder's work item (qp->work is the send side's)
+ * @hop_work: queues a side's work again at its home, for a work that ran
+ *	elsewhere (queued before the side had a home): a work requeued
+ *	while it runs stays on its CPU
  * @send: send-side state: requester and completer (sroce_req.c,
  *	sroce_comp.c, sroce_retx.c), owned by the send side's RUNNING
  * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by
@@ -80,6 +92,9 @@ struct sroce_dp {
 	struct sk_buff_head resp_rx;
 	unsigned int rx_bytes[2];
 	struct hrtimer resp_timer;
+	int home_cpu[2];
+	struct work_struct resp_work;
+	struct work_struct hop_work;
 	struct sroce_send send;
 	struct sroce_resp resp;
 	struct lockdep_map run_map[2];
@@ -132,6 +147,20 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
  * references they held.  Process context, may sleep.
  */
 void sroce_dp_stop(struct sroce_qp *qp);
+
+/*
+ * Queue the work of one side of the QP's data path on that side's home
+ * CPU (this CPU while it has none or it is offline); takes a QP reference
+ * for the queued work.  sroce_qp_schedule() queues both.  Context: any.
+ */
+void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side);
+
+/*
+ * A side of the data path is about to send from this CPU: the first
+ * time, it becomes the side's home (struct sroce_dp.home_cpu).
+ * Context: a run of @side, not migratable.
+ */
+void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side);
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);

@@ -520,8 +520,11 @@ static int __init sroce_init(void)
 {
 	int err;
 
-	sroce_wq = alloc_workqueue("sroce",
-				   WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	/*
+	 * Per-CPU, not unbound: a QP's work runs on the CPU its packets
+	 * leave from (sroce_dp_schedule()), which keeps them in order.
+	 */
+	sroce_wq = alloc_workqueue("sroce", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!sroce_wq)
 		return -ENOMEM;
 	sroce_icrc_init();

@@ -160,16 +160,16 @@ struct sroce_qp *sroce_qp_lookup(struct sroce_dev *dev, u32 qpn)
  * sroce_qp_schedule() - make sure the QP's work runs soon
  * @qp: queue pair; the caller holds a reference
  *
- * Takes a reference for the queued work; the work function drops it when
- * it ends.  If the work is already queued, the extra reference is dropped
- * here (the queued instance will see everything posted so far).
+ * Queues the work of both sides of the data path, each on its home CPU
+ * (sroce_dp_schedule()).  Each queued work holds a QP reference, which
+ * its function drops when it ends; a work already queued will see
+ * everything posted so far.
  * Context: any.
  */
 void sroce_qp_schedule(struct sroce_qp *qp)
 {
-	sroce_qp_get(qp);
-	if (!queue_work(sroce_wq, &qp->work))
-		sroce_qp_put(qp);
+	sroce_dp_schedule(qp, SROCE_DP_SEND);
+	sroce_dp_schedule(qp, SROCE_DP_RESP);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_qp_schedule);
 

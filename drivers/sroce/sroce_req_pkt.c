@@ -399,16 +399,19 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
 
 /*
  * Packet order across CPUs.  A packet sent from a CPU may wait in that
- * CPU's queues (veth: its netif_rx() backlog, drained by ksoftirqd under
- * load) while one sent later from another CPU is delivered first; the
- * responder then NAKs the gap and the whole window is sent again (UC loses
- * the message).  So request packets leave from one CPU at a time: another
- * CPU takes over only when none of the QP's packets is still in the local
- * stack, which a destructor on each packet counts (as rdma_rxe counts its
- * in-flight skbs).  Without congestion the destructor runs before
- * sroce_net_xmit() returns (the peer's IP layer takes the packet at once),
- * so nothing waits.  A run in process context may still migrate between
- * the check and the send; that rare case costs one go-back-N at most.  The
+ * CPU's queues (the netif_rx() backlog of loopback or veth, drained by
+ * ksoftirqd under load; the transmit queue XPS picks for it) while one
+ * sent later from another CPU is delivered first; the responder then
+ * NAKs the gap and the whole window is sent again (UC loses the
+ * message), and READ responses out of order are asked for again.  Which
+ * packets still wait there cannot be known: loopback orphans a packet
+ * (runs its destructor) before it queues it to the backlog.  So each side
+ * of a QP sends from one CPU, its home (struct sroce_dp.home_cpu), as a
+ * NIC keeps a QP on one send queue: sroce_dp.c runs it nowhere else.
+ *
+ * Each packet in flight is counted until its destructor runs (as rdma_rxe
+ * counts its in-flight skbs), for the backpressure wake-up and the
+ * retransmit timer (a packet still in the local stack is not lost).  The
  * QP pointer rides in skb_shinfo()->destructor_arg, which only zerocopy
  * skbs use (these never are), and each packet holds a QP reference.
  */
@@ -423,14 +426,9 @@ static void sroce_req_skb_dtor(struct sk_buff *skb)
 	    test_and_clear_bit(SROCE_SEND_F_TX_WAKE, &snd->flags) &&
 	    !test_bit(SROCE_SEND_F_STOPPED, &snd->flags)) {
 		set_bit(SROCE_SEND_F_TX_RETRY, &snd->flags);
-		sroce_qp_schedule(qp);
+		sroce_dp_schedule(qp, SROCE_DP_SEND);
 	}
-	if (atomic_dec_and_test(&snd->tx_inflight)) {
-		smp_mb__after_atomic();	/* count before TX_DRAIN */
-		if (test_and_clear_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags) &&
-		    !test_bit(SROCE_SEND_F_STOPPED, &snd->flags))
-			sroce_qp_schedule(qp);
-	}
+	atomic_dec(&snd->tx_inflight);
 	sroce_qp_put(qp);
 }
 
@@ -447,26 +445,14 @@ static void sroce_req_skb_own(struct sroce_qp *qp, struct sk_buff *skb)
  * sroce_req_tx_cpu_ok() - may a request packet leave from this CPU now?
  * @snd: send-side state
  *
- * See "Packet order across CPUs" above: another CPU takes over only when
- * none of the QP's packets is still in flight; until then the last
- * packet's destructor reschedules the QP (SROCE_SEND_F_TX_DRAIN).
- * Context: data path run (owns the QP's RUNNING bit).
- * Return: true when the packet may leave from this CPU.
+ * Always: the send side runs only on its home CPU (see "Packet order
+ * across CPUs" above); records the CPU in @tx_cpu.
+ * Context: data path run (owns the QP's RUNNING bit), not migratable.
+ * Return: true.
  */
 bool sroce_req_tx_cpu_ok(struct sroce_send *snd)
 {
-	int cpu = raw_smp_processor_id();
-
-	if (cpu == snd->tx_cpu)
-		return true;
-	if (atomic_read(&snd->tx_inflight)) {
-		set_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags);
-		smp_mb__after_atomic();	/* TX_DRAIN before the count */
-		if (atomic_read(&snd->tx_inflight))
-			return false;
-		clear_bit(SROCE_SEND_F_TX_DRAIN, &snd->flags);
-	}
-	snd->tx_cpu = cpu;
+	snd->tx_cpu = raw_smp_processor_id();
 	return true;
 }
 
@@ -593,6 +579,7 @@ int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	if (!skb)
 		return err;
 	sroce_req_skb_own(qp, skb);
+	sroce_dp_claim_home(qp, SROCE_DP_SEND);
 	/*
 	 * A packet the queue drops now is freed inside the call: its
 	 * destructor must not end a pause (only a packet leaving the queue

@@ -147,6 +147,7 @@ int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 			 sroce_opcode[opcode].offset[SROCE_HDR_ATMACK]);
 		atmack->orig = cpu_to_be64(orig);
 	}
+	sroce_dp_claim_home(qp, SROCE_DP_RESP);
 	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	return err == -EAGAIN ? -EAGAIN : 0;
 }
@@ -433,6 +434,7 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 		kfree_skb(skb);
 		return -EACCES;
 	}
+	sroce_dp_claim_home(qp, SROCE_DP_RESP);
 	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
 	if (err == -EAGAIN)
 		return -EAGAIN;
