@@ -200,6 +200,7 @@ enum sroce_counter {
 	SROCE_CNT_SEL_RESENDS,		/* packets resent alone (NAK, timeout) */
 	SROCE_CNT_READ_RESUMES,		/* READs asked again from a later PSN */
 	SROCE_CNT_WAKEUP_REPAIRS,	/* send sides left without a timer */
+	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
 	SROCE_NUM_COUNTERS
 };
 
