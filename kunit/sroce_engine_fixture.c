@@ -723,6 +723,8 @@ static void sroce_fx_step_post_wqe(struct sroce_fx *fx,
 	}
 	/* the data path acquires the producer index of a user ring */
 	smp_store_release(&qp->sq.hdr->producer, prod + 1);
+	if (s->nodb)
+		return;
 	err = sroce_dev_ops.post_send(&qp->ibqp, NULL, &bad);
 	KUNIT_EXPECT_EQ_MSG(fx->test, err, s->err, "step %d: doorbell", i);
 }
@@ -951,6 +953,10 @@ static void sroce_fx_step_check(struct sroce_fx *fx,
 		break;
 	case SROCE_FX_ARMED:
 		sroce_fx_step_armed(fx, s, i);
+		break;
+	case SROCE_FX_SQ_FLAGS:
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(fx->qp->sq.hdr->sq_flags),
+				    s->n, "step %d: SQ ring sq_flags", i);
 		break;
 	default:
 		KUNIT_FAIL(test, "step %d: unknown kind %u", i, s->kind);

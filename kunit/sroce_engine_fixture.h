@@ -148,6 +148,7 @@ enum sroce_fx_kind {
 	SROCE_FX_ARMED,		/* packets to time out (.n 1), timer armed, or none */
 	SROCE_FX_MW,		/* window .key: enum sroce_fx_mw_op .n */
 	SROCE_FX_EXPIRE,	/* retransmit timer: taken off (.n 0), fn (1) */
+	SROCE_FX_SQ_FLAGS,	/* the SQ ring's sq_flags are .n */
 };
 
 /**
@@ -166,6 +167,8 @@ enum sroce_fx_kind {
  * @ackreq: BTH AckReq (RX, TX)
  * @se: BTH SE (RX, TX)
  * @unsig: POST_SEND without IB_SEND_SIGNALED
+ * @nodb: POST_WQE without the doorbell, as a provider that found
+ *	SROCE_SQ_F_NEED_WAKEUP clear
  * @acks: TX_BURST: AckReq bits among the packets
  * @ctr: COUNT: enum sroce_counter
  * @psn: BTH PSN (RX, TX, first PSN of TX_BURST)
@@ -182,7 +185,7 @@ enum sroce_fx_kind {
  * @n: count (POST_RECV, TX_BURST, PUSHBACK, CONGEST, COUNT, FATAL,
  *	SRQ_WQES; BLOCK: transmissions still let through; POST_WQE: SGEs,
  *	each .len bytes at .buf), state (MODIFY, STATE), milliseconds
- *	(WAIT), enum sroce_fx_mw_op (MW)
+ *	(WAIT), enum sroce_fx_mw_op (MW), SROCE_SQ_F_* bits (SQ_FLAGS)
  * @imm: immediate data (host order), or the IETH R_Key of a sent
  *	SEND with Invalidate
  * @qkey: DETH Q_Key (RX: 0 is SROCE_FX_QKEY; POST_SEND and TX: 0 is
@@ -208,6 +211,7 @@ struct sroce_fx_step {
 	bool ackreq;
 	bool se;
 	bool unsig;
+	bool nodb;
 	u16 acks;
 	u16 ctr;
 	u32 psn;
@@ -328,6 +332,7 @@ void sroce_fx_run(struct kunit *test);
 #define FX_CWND(v)	{ .kind = SROCE_FX_CWND, .n = (v) }
 #define FX_ARMED(v)	{ .kind = SROCE_FX_ARMED, .n = (v) }
 #define FX_EXPIRE(half)	{ .kind = SROCE_FX_EXPIRE, .n = (half) }
+#define FX_SQ_FLAGS(v)	{ .kind = SROCE_FX_SQ_FLAGS, .n = (v) }
 #define FX_MW(k, o, ...) { .kind = SROCE_FX_MW, .key = (k), .n = (o), __VA_ARGS__ }
 
 /* ACK/NAK sent (TX) or received (RX: MSN 0, the completer ignores it) */

@@ -43,6 +43,9 @@
 			 .wc_op = SROCE_WC_FLUSH), \
 		 FX_STATE(IB_QPS_ERR))
 
+/* sq_flags of a user SQ whose provider must ring */
+#define SQ_WAKE_NEED	(SROCE_SQ_F_WAKEUP_CAP | SROCE_SQ_F_NEED_WAKEUP)
+
 static const struct sroce_fx_case sroce_req_cases[] = {
 	/* ---- SEND: cutting at the MTU, AckReq on the last packet ---- */
 	{
@@ -629,6 +632,75 @@ static const struct sroce_fx_case sroce_req_cases[] = {
 			      .ackreq = true),
 			FX_RX_ACK(100),
 			FX_SCQE(.wr = 3, .wc_op = IB_WC_SEND, .len = 6)),
+	},
+	{
+		/*
+		 * sroce-abi.h, SROCE_SQ_F_NEED_WAKEUP: clear while packets
+		 * wait for their ACK, whose run fetches a WQE posted without
+		 * a doorbell; set once nothing is outstanding and the SQ is
+		 * empty.
+		 */
+		.name = "rc_sq_wakeup_while_outstanding",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(FX_SQ_FLAGS(SQ_WAKE_NEED),
+			FX_WQE(.op = IB_WR_SEND, .n = 1, .len = 8),
+			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_SQ_FLAGS(SROCE_SQ_F_WAKEUP_CAP),
+			FX_WQE(.op = IB_WR_SEND, .n = 1, .len = 16,
+			       .nodb = true),
+			FX_NO_TX(),
+			FX_RX_ACK(0),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_SEND, .len = 8),
+			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 1, .len = 16,
+			      .ackreq = true),
+			FX_SQ_FLAGS(SROCE_SQ_F_WAKEUP_CAP),
+			FX_RX_ACK(1),
+			FX_SCQE(.wr = 2, .wc_op = IB_WC_SEND, .len = 16),
+			FX_SQ_FLAGS(SQ_WAKE_NEED),
+			FX_COUNT(SROCE_CNT_DOORBELLS, 1)),
+	},
+	{
+		/* no local ACK timeout: an ACK is nothing to count on */
+		.name = "rc_sq_wakeup_infinite_timeout",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_WQE(.op = IB_WR_RDMA_WRITE, .n = 1,
+					 .len = 8),
+			FX_TX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 0, .len = 8,
+			      .dlen = 8, .ackreq = true),
+			FX_SQ_FLAGS(SQ_WAKE_NEED),
+			FX_RX_ACK(0),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 8),
+			FX_SQ_FLAGS(SQ_WAKE_NEED)),
+	},
+	{
+		/* nothing is acknowledged on UC: set after every run */
+		.name = "uc_sq_wakeup_after_send",
+		.type = IB_QPT_UC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(FX_WQE(.op = IB_WR_RDMA_WRITE, .n = 1,
+					 .len = 8),
+			FX_TX(.op = OP_UC(RDMA_WRITE_ONLY), .psn = 0, .len = 8,
+			      .dlen = 8),
+			FX_SCQE(.wr = 1, .wc_op = IB_WC_RDMA_WRITE, .len = 8),
+			FX_SQ_FLAGS(SQ_WAKE_NEED),
+			FX_COUNT(SROCE_CNT_DOORBELLS, 1)),
+	},
+	{
+		/* a QP that failed flushes and no longer counts on an ACK */
+		.name = "rc_sq_wakeup_after_error",
+		.type = IB_QPT_RC,
+		.timeout = 14,	/* 67 ms */
+		.steps = FX_STEPS(FX_WQE(.op = IB_WR_SEND, .n = 1, .len = 8),
+			FX_TX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_SQ_FLAGS(SROCE_SQ_F_WAKEUP_CAP),
+			FX_RX_NAK(0, FX_NAK_ACC),
+			FX_SCQE(.wr = 1, .status = IB_WC_REM_ACCESS_ERR,
+				.wc_op = IB_WC_SEND),
+			FX_STATE(IB_QPS_ERR),
+			FX_SQ_FLAGS(SQ_WAKE_NEED)),
 	},
 };
 

@@ -8,7 +8,11 @@
  * completion queue are rings the kernel allocates and this provider maps
  * (include/uapi/rdma/sroce-abi.h).  post_recv and poll_cq are pure ring
  * operations; post_send writes WQEs and then rings a doorbell, an empty
- * legacy POST_SEND command, so the kernel schedules the QP's requester.
+ * legacy POST_SEND command, so the kernel schedules the QP's requester
+ * (unless the ring header says the kernel will look at the SQ anyway:
+ * SROCE_SQ_F_NEED_WAKEUP).  Small payloads are copied into the WQE
+ * (inline) when their lkeys name MRs of this context, which are tracked
+ * for that (sroce_mr_span()).
  *
  * Ring protocol (both sides): free-running 32-bit indices; each side writes
  * only its own index, with a release store after the slot contents, and
@@ -141,8 +145,29 @@ struct sroce_device {
 	struct verbs_device vdev;
 };
 
+/*
+ * The MRs this context registered, by lkey, for the inline copy of small
+ * payloads (sroce_mr_span()): each entry's own copy of what the kernel
+ * checks an SGE against (PD, iova range) and where that range is in our
+ * address space.  @mr_lock: readers are posts, writers reg/dereg/rereg.
+ */
+#define SROCE_MR_HASH	256
+
+struct sroce_mr {
+	struct verbs_mr vmr;
+	struct sroce_mr *next;
+	uint64_t iova;
+	uint64_t length;
+	uintptr_t addr;
+	uint32_t lkey;
+	uint32_t pd_handle;
+	bool tracked;
+};
+
 struct sroce_context {
 	struct verbs_context vctx;
+	pthread_rwlock_t mr_lock;
+	struct sroce_mr *mr_hash[SROCE_MR_HASH];
 };
 
 /* Driver data after the core responses: the kernel sees it as udata. */
@@ -329,26 +354,105 @@ static int sroce_close_xrcd(struct ibv_xrcd *ibxrcd)
 /* MR                                                                  */
 /* ------------------------------------------------------------------ */
 
+static struct sroce_mr **sroce_mr_bucket(struct sroce_context *ctx,
+					 uint32_t lkey)
+{
+	return &ctx->mr_hash[(lkey ^ (lkey >> 8)) & (SROCE_MR_HASH - 1)];
+}
+
+static void sroce_mr_track(struct sroce_context *ctx, struct sroce_mr *mr)
+{
+	struct sroce_mr **b = sroce_mr_bucket(ctx, mr->lkey);
+
+	pthread_rwlock_wrlock(&ctx->mr_lock);
+	mr->next = *b;
+	*b = mr;
+	mr->tracked = true;
+	pthread_rwlock_unlock(&ctx->mr_lock);
+}
+
+static void sroce_mr_untrack(struct sroce_context *ctx, struct sroce_mr *mr)
+{
+	struct sroce_mr **p;
+
+	pthread_rwlock_wrlock(&ctx->mr_lock);
+	for (p = sroce_mr_bucket(ctx, mr->lkey); mr->tracked && *p;
+	     p = &(*p)->next) {
+		if (*p == mr) {
+			*p = mr->next;
+			mr->tracked = false;
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&ctx->mr_lock);
+}
+
+/* The SGE lies in @mr (kernel rules: sroce_mr_check()); its address here. */
+static bool sroce_mr_holds(const struct sroce_mr *mr, const struct ibv_sge *sge,
+			   uint32_t pd_handle, const void **va)
+{
+	uint64_t off = sge->addr - mr->iova;
+
+	if (mr->pd_handle != pd_handle || sge->addr < mr->iova ||
+	    off > mr->length || sge->length > mr->length - off)
+		return false;
+	*va = (const void *)(mr->addr + (uintptr_t)off);
+	return true;
+}
+
+/*
+ * Do the @n SGEs of a send name MRs this context registered in the PD of
+ * @pd_handle, each SGE inside its MR?  Then @va gets each SGE's address in
+ * our address space and the payload may be copied into the WQE: the
+ * kernel would accept these SGEs (a user MR stays valid until it is
+ * deregistered; local reads need no access right).  Any other lkey (an
+ * MR of another context, a bad key) is left to the kernel's checks.
+ */
+bool sroce_mr_span(struct ibv_context *ibctx, uint32_t pd_handle,
+		   const struct ibv_sge *sge, int n, const void **va)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+	const struct sroce_mr *mr;
+	bool ok = true;
+	int i;
+
+	pthread_rwlock_rdlock(&ctx->mr_lock);
+	for (i = 0; ok && i < n; i++) {
+		mr = *sroce_mr_bucket(ctx, sge[i].lkey);
+		while (mr && mr->lkey != sge[i].lkey)
+			mr = mr->next;
+		ok = mr && sroce_mr_holds(mr, &sge[i], pd_handle, &va[i]);
+	}
+	pthread_rwlock_unlock(&ctx->mr_lock);
+	return ok;
+}
+
 static struct ibv_mr *sroce_reg_mr(struct ibv_pd *pd, void *addr,
 				   size_t length, uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp = {};
 	struct ibv_reg_mr cmd = {};
-	struct verbs_mr *vmr;
+	struct sroce_mr *mr;
 	int ret;
 
-	vmr = calloc(1, sizeof(*vmr));
-	if (!vmr)
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
 		return NULL;
 
-	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, &mr->vmr, &cmd,
 			     sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
-		free(vmr);
+		free(mr);
 		errno = ret;
 		return NULL;
 	}
-	return &vmr->ibv_mr;
+	mr->iova = hca_va;
+	mr->length = length;
+	mr->addr = (uintptr_t)addr;
+	mr->lkey = mr->vmr.ibv_mr.lkey;
+	mr->pd_handle = pd->handle;
+	sroce_mr_track(to_sctx(pd->context), mr);
+	return &mr->vmr.ibv_mr;
 }
 
 /*
@@ -366,6 +470,9 @@ static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	struct ibv_rereg_mr cmd = {};
 	int ret;
 
+	/* no more inline copies from it: its keys, PD or range may change */
+	sroce_mr_untrack(to_sctx(vmr->ibv_mr.context),
+			 container_of(vmr, struct sroce_mr, vmr));
 	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
 			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
 			       &resp, sizeof(resp));
@@ -376,12 +483,14 @@ static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
+	struct sroce_mr *mr = container_of(vmr, struct sroce_mr, vmr);
 	int ret;
 
 	ret = ibv_cmd_dereg_mr(vmr);
 	if (ret)
 		return ret;
-	free(vmr);
+	sroce_mr_untrack(to_sctx(vmr->ibv_mr.context), mr);
+	free(mr);
 	return 0;
 }
 
@@ -582,6 +691,13 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		0 /* RDMA_DRIVER_UNKNOWN: must equal the kernel's driver_id */);
 	if (!ctx)
 		return NULL;
+	ret = pthread_rwlock_init(&ctx->mr_lock, NULL);
+	if (ret) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = ret;
+		return NULL;
+	}
 
 	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
@@ -599,6 +715,7 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 
 err:
 	verbs_uninit_context(&ctx->vctx);	/* closes cmd_fd */
+	pthread_rwlock_destroy(&ctx->mr_lock);
 	free(ctx);
 	errno = ret;
 	return NULL;
@@ -609,6 +726,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
 	struct sroce_context *ctx = to_sctx(ibctx);
 
 	verbs_uninit_context(&ctx->vctx);
+	pthread_rwlock_destroy(&ctx->mr_lock);
 	free(ctx);
 }
 

@@ -225,6 +225,19 @@ static inline bool sroce_ring_dead(struct sroce_ring *ring)
 	return sroce_load_acquire(&ring->hdr->flags) & SROCE_QUEUE_F_ERROR;
 }
 
+/*
+ * Sends of at most SROCE_AUTO_INLINE_MAX bytes in at most
+ * SROCE_AUTO_INLINE_SGE entries travel inside the WQE even without
+ * IBV_SEND_INLINE, when their lkeys name MRs of this context (sroce.c:
+ * sroce_mr_span()): the kernel then reads no MR.
+ */
+#define SROCE_AUTO_INLINE_MAX	128
+#define SROCE_AUTO_INLINE_SGE	4
+
+/* sroce.c: the MRs of a context, for the inline copy of small sends */
+bool sroce_mr_span(struct ibv_context *ibctx, uint32_t pd_handle,
+		   const struct ibv_sge *sge, int n, const void **va);
+
 /* sroce_ring.c */
 void *sroce_ring_mmap(struct ibv_context *ibctx,
 		      const struct sroce_mmap_info *mi,

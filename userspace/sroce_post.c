@@ -2,8 +2,9 @@
 /*
  * sroce_post.c - the posting data path of the sroce provider:
  * ibv_post_send (each work request checked against the opcode/QP-type
- * table of sroce-abi.h, its WQE built in the SQ ring, the doorbell rung
- * once), ibv_post_recv and ibv_post_srq_recv (pure ring operations, but
+ * table of sroce-abi.h, its WQE built in the SQ ring, small payloads
+ * inline, the doorbell rung once unless the kernel's send side is busy
+ * with the QP), ibv_post_recv and ibv_post_srq_recv (pure ring operations, but
  * for a QP in error).  The send queue code is shared with the ibv_wr_*
  * API of sroce_ex.c.
  */
@@ -23,6 +24,23 @@
 
 /* XRC SRQ numbers are 24 bits on the wire (XRCETH, IBTA annex A14). */
 #define SROCE_XRC_SRQN_MAX	0xffffffU
+
+/* Opcodes whose payload the provider may put inline unasked. */
+#define SROCE_WR_OPS_AUTO_INLINE \
+	(SROCE_WR_OPS_INLINE & ~SROCE_WR_OPS_INLINE_ONLY)
+
+/*
+ * How a checked send carries its payload: in its gather list, or inline
+ * (@inl, @inline_len bytes), because the caller asked (IBV_SEND_INLINE,
+ * an ATOMIC WRITE) or because it is small (@auto_inl: then @va holds
+ * where each SGE's bytes are in our address space).
+ */
+struct sroce_send_plan {
+	uint32_t inline_len;
+	bool inl;
+	bool auto_inl;
+	const void *va[SROCE_AUTO_INLINE_SGE];
+};
 
 /* ------------------------------------------------------------------ */
 /* Post                                                                */
@@ -60,7 +78,7 @@ static bool sroce_wr_inline_only(const struct ibv_send_wr *wr)
  * into the WQE.  Returns 0 or EINVAL.
  */
 static int sroce_check_inline_only(const struct ibv_send_wr *wr,
-				   uint32_t *inline_len)
+				   struct sroce_send_plan *plan)
 {
 	uint64_t len = 0;
 	int i;
@@ -69,7 +87,8 @@ static int sroce_check_inline_only(const struct ibv_send_wr *wr,
 		len += wr->sg_list[i].length;
 	if (len != SROCE_ATOMIC_WRITE_LEN)
 		return EINVAL;
-	*inline_len = SROCE_ATOMIC_WRITE_LEN;
+	plan->inline_len = SROCE_ATOMIC_WRITE_LEN;
+	plan->inl = true;
 	return 0;
 }
 
@@ -115,14 +134,46 @@ static int sroce_check_mem_wr(const struct ibv_send_wr *wr)
 }
 
 /*
+ * A small send the caller did not ask to inline goes inline all the same
+ * when every SGE lies in an MR of this context and the QP's PD (the
+ * checks the kernel would make, sroce_mr_span()): the kernel then reads
+ * no MR, and the completion is the same, since the kernel would have
+ * accepted the SGEs.  Anything else (a bad or foreign lkey, an SGE past
+ * its MR's end) keeps its gather list, which the kernel checks and
+ * completes with the error IBTA says.
+ */
+static void sroce_plan_auto_inline(const struct sroce_qp *qp,
+				   const struct ibv_send_wr *wr,
+				   struct sroce_send_plan *plan)
+{
+	const struct ibv_qp *ibqp = &qp->vqp.qp;
+	uint64_t len = 0;
+	int i;
+
+	if (!(SROCE_WR_OPS_AUTO_INLINE & SROCE_WR_OP_BIT(wr->opcode)) ||
+	    wr->num_sge < 1 || wr->num_sge > SROCE_AUTO_INLINE_SGE ||
+	    !ibqp->pd)
+		return;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > SROCE_AUTO_INLINE_MAX ||
+	    !sroce_mr_span(ibqp->context, ibqp->pd->handle, wr->sg_list,
+			   wr->num_sge, plan->va))
+		return;
+	plan->inline_len = (uint32_t)len;
+	plan->inl = true;
+	plan->auto_inl = true;
+}
+
+/*
  * Checks one send WR against the QP before anything is written.  Returns 0
- * or EINVAL.  *@inline_len gets the inline payload length.  @flush: the
- * arguments of a FLUSH, NULL from ibv_post_send().
+ * or EINVAL.  *@plan gets how the payload goes (inline or not, its
+ * length).  @flush: the arguments of a FLUSH, NULL from ibv_post_send().
  */
 static int sroce_check_send_wr(const struct sroce_qp *qp,
 			       const struct ibv_send_wr *wr,
 			       const struct sroce_flush_args *flush,
-			       uint32_t *inline_len)
+			       struct sroce_send_plan *plan)
 {
 	uint64_t len = 0;
 	int i;
@@ -133,7 +184,9 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		return EINVAL;
 	if (wr->send_flags & ~SROCE_WR_SEND_FLAGS)
 		return EINVAL;
-	*inline_len = 0;
+	plan->inline_len = 0;
+	plan->inl = false;
+	plan->auto_inl = false;
 	if (SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))
 		return sroce_check_mem_wr(wr);
 	if ((unsigned int)wr->opcode == SROCE_WR_FLUSH)
@@ -149,9 +202,11 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		return EINVAL;
 
 	if (sroce_wr_inline_only(wr))
-		return sroce_check_inline_only(wr, inline_len);
-	if (!(wr->send_flags & IBV_SEND_INLINE))
+		return sroce_check_inline_only(wr, plan);
+	if (!(wr->send_flags & IBV_SEND_INLINE)) {
+		sroce_plan_auto_inline(qp, wr, plan);
 		return 0;
+	}
 	if (!(SROCE_WR_OPS_INLINE & SROCE_WR_OP_BIT(wr->opcode)))
 		return EINVAL;
 	/*
@@ -163,7 +218,8 @@ static int sroce_check_send_wr(const struct sroce_qp *qp,
 		len += wr->sg_list[i].length;
 	if (len > SROCE_MAX_INLINE)
 		return EINVAL;
-	*inline_len = (uint32_t)len;
+	plan->inline_len = (uint32_t)len;
+	plan->inl = true;
 	return 0;
 }
 
@@ -184,8 +240,9 @@ static void sroce_build_bind(struct sroce_send_wqe *wqe,
 /* The gather list or inline payload of a checked @wr; none for memory ops. */
 static void sroce_build_send_data(struct sroce_send_wqe *wqe,
 				  const struct ibv_send_wr *wr,
-				  uint32_t inline_len)
+				  const struct sroce_send_plan *plan)
 {
+	const void *src;
 	uint32_t off = 0;
 	int i;
 
@@ -193,15 +250,16 @@ static void sroce_build_send_data(struct sroce_send_wqe *wqe,
 	wqe->inline_len = 0;
 	if (SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode))
 		return;
-	if ((wr->send_flags & IBV_SEND_INLINE) || sroce_wr_inline_only(wr)) {
+	if (plan->inl) {
 		/* The caller may reuse its buffers as soon as we return. */
 		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(wqe->inline_data + off,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr,
+			src = plan->auto_inl ? plan->va[i] :
+			      (const void *)(uintptr_t)wr->sg_list[i].addr;
+			memcpy(wqe->inline_data + off, src,
 			       wr->sg_list[i].length);
 			off += wr->sg_list[i].length;
 		}
-		wqe->inline_len = inline_len;
+		wqe->inline_len = plan->inline_len;
 		return;
 	}
 	memcpy(wqe->sge, wr->sg_list,
@@ -228,7 +286,7 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 				 const struct sroce_qp *qp,
 				 const struct ibv_send_wr *wr,
 				 const struct sroce_flush_args *flush,
-				 uint32_t inline_len)
+				 const struct sroce_send_plan *plan)
 {
 
 	wqe->wr_id = wr->wr_id;
@@ -280,9 +338,9 @@ static void sroce_build_send_wqe(struct sroce_send_wqe *wqe,
 	    !(SROCE_WR_OPS_MEM & SROCE_WR_OP_BIT(wr->opcode)))
 		wqe->xrc_remote_srqn = wr->qp_type.xrc.remote_srqn;
 
-	if (sroce_wr_inline_only(wr))
+	if (plan->inl)
 		wqe->send_flags |= IBV_SEND_INLINE;
-	sroce_build_send_data(wqe, wr, inline_len);
+	sroce_build_send_data(wqe, wr, plan);
 }
 
 /*
@@ -377,33 +435,56 @@ int sroce_sq_put(struct sroce_qp *qp, const struct ibv_send_wr *wr,
 		 const struct sroce_flush_args *flush, uint32_t *prod,
 		 uint32_t *cons)
 {
-	uint32_t inline_len;
+	struct sroce_send_plan plan;
 	int ret;
 
-	ret = sroce_check_send_wr(qp, wr, flush, &inline_len);
+	ret = sroce_check_send_wr(qp, wr, flush, &plan);
 	if (ret)
 		return ret;
 	if (!sroce_wq_has_room(&qp->sq, *prod, cons))
 		return ENOMEM;
 	sroce_build_send_wqe(sroce_ring_slot(&qp->sq, *prod), qp, wr, flush,
-			     inline_len);
+			     &plan);
 	(*prod)++;
 	return 0;
 }
 
 /*
+ * Must the doorbell ring for WQEs just published?  Not while the kernel
+ * says it will look at the SQ again by itself (sroce-abi.h,
+ * SROCE_SQ_F_NEED_WAKEUP clear); always with a kernel that does not keep
+ * the flag (no SROCE_SQ_F_WAKEUP_CAP).  Called after the producer index
+ * was published (release): the full barrier orders that store before
+ * the load of the flag, as the kernel orders its store of the flag
+ * before its load of the index, so either we see NEED_WAKEUP or the
+ * kernel sees the new index (the store buffering argument of
+ * sroce-abi.h).  No WQE is left unseen.
+ */
+static bool sroce_sq_needs_doorbell(struct sroce_ring *sq)
+{
+	uint32_t f;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	f = sroce_load_acquire(&sq->hdr->sq_flags);
+	return !(f & SROCE_SQ_F_WAKEUP_CAP) || (f & SROCE_SQ_F_NEED_WAKEUP);
+}
+
+/*
  * Publishes the WQEs in slots [@start, @prod), drops the SQ lock and, if
- * there were any, rings the doorbell.  Returns 0 or the doorbell's errno.
+ * there were any and the kernel needs it, rings the doorbell.  Returns 0
+ * or the doorbell's errno.
  */
 int sroce_sq_unlock_post(struct sroce_qp *qp, uint32_t start, uint32_t prod)
 {
-	if (prod != start)
+	bool ring = false;
+
+	if (prod != start) {
 		sroce_store_release(&qp->sq.hdr->producer, prod);
+		ring = sroce_sq_needs_doorbell(&qp->sq);
+	}
 	pthread_spin_unlock(&qp->sq.lock);
 
-	if (prod == start)
-		return 0;
-	return sroce_ring_doorbell(&qp->vqp.qp);
+	return ring ? sroce_ring_doorbell(&qp->vqp.qp) : 0;
 }
 
 int sroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

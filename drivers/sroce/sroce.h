@@ -203,6 +203,7 @@ enum sroce_counter {
 	SROCE_CNT_READ_RESUMES,		/* READs asked again from a later PSN */
 	SROCE_CNT_WAKEUP_REPAIRS,	/* send sides left without a timer */
 	SROCE_CNT_LOOPBACK_PKTS,	/* sent straight to the own receive path */
+	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
 	SROCE_NUM_COUNTERS
 };
 

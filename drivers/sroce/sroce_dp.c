@@ -365,6 +365,67 @@ static bool sroce_dp_stopped(const struct sroce_qp *qp)
 	return test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags);
 }
 
+/* Store @val in a user SQ's sq_flags unless it holds it already. */
+static void sroce_dp_sq_flags(struct sroce_queue_hdr *hdr, u32 val)
+{
+	/* the provider may scribble on it: a skipped store hurts only it */
+	if (READ_ONCE(hdr->sq_flags) != val)
+		WRITE_ONCE(hdr->sq_flags, val);
+}
+
+/*
+ * Start of a send run on a user QP: the provider need not ring while the
+ * run is in progress (sroce-abi.h, SROCE_SQ_F_NEED_WAKEUP).  Return: the
+ * SQ producer index now, which the run's fetches see at least, for
+ * sroce_dp_sq_idle(); only ever compared, never used as an index.
+ */
+static u32 sroce_dp_sq_busy(struct sroce_qp *qp)
+{
+	struct sroce_queue_hdr *hdr = qp->sq.hdr;
+
+	if (!qp->is_user || !hdr)
+		return 0;
+	sroce_dp_sq_flags(hdr, SROCE_SQ_F_WAKEUP_CAP);
+	/* pairs with the provider's release store of the index */
+	return smp_load_acquire(&hdr->producer);
+}
+
+/*
+ * End of a send run on a user QP: keep SROCE_SQ_F_NEED_WAKEUP clear when
+ * the send side is sure to run again (@more: the work is requeued; or
+ * unacknowledged packets whose ACK or retransmit timeout runs it:
+ * sroce_send_needs_timer(), whose timer sroce_send_check_wakeup() just
+ * made sure of), else set it.  Every run reads the producer index, so a
+ * WQE posted while the flag is clear is fetched by that next run.
+ *
+ * Setting it is a store buffering pattern with the provider: we store
+ * the flag, full barrier, load the producer index; the provider stores
+ * the producer index (release), full barrier, loads the flag.  One of
+ * the two loads sees the other's store: the provider rings, or we see
+ * the index moved past @seen (read when the run began, before it fetched
+ * anything) and leave a kick, on which sroce_dp_kick() runs again (a
+ * WQE fetched already by this run costs one empty run, nothing more).
+ * Context: a send run (owns RUNNING).
+ */
+static void sroce_dp_sq_idle(struct sroce_qp *qp, bool more, u32 seen)
+{
+	struct sroce_queue_hdr *hdr = qp->sq.hdr;
+
+	if (!qp->is_user || !hdr)
+		return;
+	if (more || sroce_send_needs_timer(qp)) {
+		sroce_dp_sq_flags(hdr, SROCE_SQ_F_WAKEUP_CAP);
+		return;
+	}
+	sroce_dp_sq_flags(hdr, SROCE_SQ_F_WAKEUP_CAP | SROCE_SQ_F_NEED_WAKEUP);
+	/* a hostile index: the ring is not read again, nothing to run for */
+	if (qp->dp.send.sq_broken)
+		return;
+	smp_mb();	/* the flag before the index: see above */
+	if (READ_ONCE(hdr->producer) != seen)
+		set_bit(SROCE_DP_KICK, &qp->dp.flags);
+}
+
 /*
  * One run of the send side (see the file comment).  Return: true when a
  * budget ran out and another run should follow.
@@ -372,12 +433,14 @@ static bool sroce_dp_stopped(const struct sroce_qp *qp)
 static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 {
 	bool more;
+	u32 seen;
 
 	sroce_dp_assert_run(qp);
 	if (sroce_dp_stopped(qp)) {
 		sroce_dp_purge_rx(qp, SROCE_DP_SEND);
 		return false;
 	}
+	seen = sroce_dp_sq_busy(qp);
 	sroce_dp_sync(qp);
 	more = sroce_dp_rx_send(qp, budget);
 	sroce_retx_timers(qp);
@@ -386,6 +449,7 @@ static bool sroce_dp_run_send(struct sroce_qp *qp, int budget)
 	if (sroce_dp_sq_in_error(qp))
 		more |= sroce_comp_flush(qp, budget);
 	sroce_send_check_wakeup(qp);
+	sroce_dp_sq_idle(qp, more, seen);
 	return more;
 }
 
@@ -548,8 +612,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_doorbell);
  *
  * Initialises qp->work, qp->rx_queue, the runs' lockdep maps, the route
  * cache, the
- * send side (timers, SQ shadow array) and the responder
- * (sroce_resp_init()).  On failure
+ * send side (timers, SQ shadow array), the responder
+ * (sroce_resp_init()) and the SQ ring's doorbell flags (sroce-abi.h:
+ * SROCE_SQ_F_NEED_WAKEUP set).  On failure
  * nothing needs undoing.
  * Context: process (GFP_KERNEL).
  * Return: 0, -EINVAL (unexpected SQ ring shape) or -ENOMEM.
@@ -584,6 +649,10 @@ int sroce_dp_init(struct sroce_qp *qp)
 		return err;
 	}
 	sroce_resp_init(qp);
+	/* no run yet: the provider rings after its first post */
+	if (qp->sq.hdr)
+		WRITE_ONCE(qp->sq.hdr->sq_flags,
+			   SROCE_SQ_F_WAKEUP_CAP | SROCE_SQ_F_NEED_WAKEUP);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_init);

@@ -254,6 +254,7 @@ int sroce_post_send_wrs(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 	if (qp->is_user) {
+		sroce_counter_inc(qp->dev, SROCE_CNT_DOORBELLS);
 		sroce_dp_doorbell(qp);
 		return 0;
 	}

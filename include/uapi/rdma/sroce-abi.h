@@ -45,7 +45,7 @@
  * Bumped whenever any structure in this file changes layout or meaning.
  * A field added in what was padding, whose zero value keeps the old
  * meaning, does not bump it: the older side ignores the field or reads
- * zero (struct sroce_queue_hdr @qp_flags).
+ * zero (struct sroce_queue_hdr @qp_flags, @sq_flags).
  */
 #define SROCE_ABI_VERSION	1
 
@@ -74,6 +74,9 @@
  *	remote or local error: IBTA 10.3.1.7, 11.6.3.1), which the
  *	provider's cached state does not show.  Zero in a CQ ring, and from
  *	kernels that predate the field (it was padding).
+ * @sq_flags: SROCE_SQ_F_* bits of an SQ ring, written by the kernel only
+ *	(the doorbell protocol below).  Zero in other rings, and from
+ *	kernels that predate the field (it was padding): ring always.
  * @pad1: pads the header to 128 bytes; slots start right after it
  *
  * Size: 128 bytes.  Slots start at offset SROCE_QUEUE_HDR_SIZE.
@@ -84,7 +87,8 @@ struct sroce_queue_hdr {
 	__u32 consumer;
 	__u32 flags;
 	__u32 qp_flags;
-	__u32 pad1[13];
+	__u32 sq_flags;
+	__u32 pad1[12];
 };
 
 #define SROCE_QUEUE_HDR_SIZE	128
@@ -109,6 +113,37 @@ struct sroce_queue_hdr {
  * sees the new WQE.
  */
 #define SROCE_QP_F_FLUSH	(1U << 0)
+
+/*
+ * The SQ doorbell (an empty POST_SEND command) is needed only when the
+ * kernel will not look at the SQ again by itself, as io_uring's
+ * IORING_SQ_NEED_WAKEUP tells an SQPOLL thread's submitter.
+ *
+ * SROCE_SQ_F_WAKEUP_CAP in sroce_queue_hdr.sq_flags: the kernel keeps
+ * SROCE_SQ_F_NEED_WAKEUP up to date.  Without it (an older kernel: the
+ * field is zero) the provider rings after every post.
+ *
+ * SROCE_SQ_F_NEED_WAKEUP: the provider must ring after publishing WQEs.
+ * The kernel clears it while its send side is sure to run again and read
+ * the producer index: a run in progress, a run queued because its budget
+ * ran out, or a reliable QP with unacknowledged packets and a finite
+ * local ACK timeout, whose ACK (or retransmit timeout) runs the send
+ * side, and every run fetches the WQEs posted since the last one.  It
+ * sets the flag before it stops looking.
+ *
+ * No WQE is left behind: the provider publishes its producer index
+ * (release), issues a full barrier, then reads @sq_flags and rings when
+ * it finds NEED_WAKEUP (or no WAKEUP_CAP).  The kernel's last run stores
+ * NEED_WAKEUP, issues a full barrier, then reads the producer index and
+ * runs again when it moved since the run began.  Of two stores each
+ * followed by a full barrier and a load of the other's location, at
+ * least one load sees the other side's store: either the provider sees
+ * NEED_WAKEUP and rings, or the kernel sees the new producer index.
+ * The kernel only writes @sq_flags; a provider that scribbles on it
+ * delays only its own WQEs.
+ */
+#define SROCE_SQ_F_WAKEUP_CAP	(1U << 0)
+#define SROCE_SQ_F_NEED_WAKEUP	(1U << 1)
 
 /**
  * struct sroce_sge - one scatter/gather entry
