@@ -656,7 +656,7 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 			continue;
 		}
 		if (!w || !sroce_req_position_ok(qp, w) ||
-		    !sroce_req_may_send(qp, w) || !sroce_req_tx_cpu_ok(snd))
+		    !sroce_req_may_send(qp, w))
 			break;
 		if (sroce_qp_is_ud(qp) && sroce_req_ud_prepare(qp, w)) {
 			if (snd->error)
@@ -887,7 +887,6 @@ int sroce_req_init(struct sroce_qp *qp)
 	atomic_set(&snd->tx_inflight, 0);
 	atomic_set(&snd->retrans_held, 0);
 	atomic_set(&snd->rnr_held, 0);
-	snd->tx_cpu = -1;
 	snd->cwnd = SROCE_REQ_CWND_INIT;
 	snd->ssthresh = SROCE_REQ_CWND_INIT;
 	snd->fetch_idx = qp->sq.kidx;

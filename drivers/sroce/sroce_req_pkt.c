@@ -441,21 +441,6 @@ static void sroce_req_skb_own(struct sroce_qp *qp, struct sk_buff *skb)
 	skb->destructor = sroce_req_skb_dtor;
 }
 
-/**
- * sroce_req_tx_cpu_ok() - may a request packet leave from this CPU now?
- * @snd: send-side state
- *
- * Always: the send side runs only on its home CPU (see "Packet order
- * across CPUs" above); records the CPU in @tx_cpu.
- * Context: data path run (owns the QP's RUNNING bit), not migratable.
- * Return: true.
- */
-bool sroce_req_tx_cpu_ok(struct sroce_send *snd)
-{
-	snd->tx_cpu = raw_smp_processor_id();
-	return true;
-}
-
 /*
  * RTT sampling (RFC 6298 3, Karn's rule): one packet at a time is timed,
  * one sent for the first time that asks for an ACK (READ: its first

@@ -101,9 +101,6 @@ struct sk_buff;
  * @SROCE_SEND_F_TX_RETRY: the backpressure pause is over
  * @SROCE_SEND_F_STOPPED: sroce_dp_stop() began; runs do nothing but drop
  *	queued packets, timers do not schedule
- * @SROCE_SEND_F_TX_DRAIN: the requester waits for its packets to leave the
- *	local stack before it sends from another CPU; the last one's
- *	destructor schedules the work
  * @SROCE_SEND_F_TX_WAKE: paused by backpressure with packets still queued
  *	in the stack; the next one's destructor (the queue moves again: a
  *	qdisc dequeued it, the device woke) ends the pause
@@ -114,7 +111,6 @@ enum sroce_send_flag {
 	SROCE_SEND_F_RNR,
 	SROCE_SEND_F_TX_RETRY,
 	SROCE_SEND_F_STOPPED,
-	SROCE_SEND_F_TX_DRAIN,
 	SROCE_SEND_F_TX_WAKE,
 };
 
@@ -332,7 +328,6 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @tx_inflight: request packets handed to the network and not yet freed
  *	(their destructor runs when the peer's IP layer takes them, or when
  *	a NIC completes them); each holds a QP reference
- * @tx_cpu: CPU the last request packet was sent from
  * @error: the send side failed; nothing is sent, the SQ is flushed
  * @sq_broken: the producer index was hostile; the ring is not read again
  * @drained_event: IB_EVENT_SQ_DRAINED was raised in this SQD period
@@ -406,7 +401,6 @@ struct sroce_send {
 	bool tx_blocked;
 	u32 tx_pause_ns;
 	atomic_t tx_inflight;
-	int tx_cpu;
 	bool error;
 	bool sq_broken;
 	bool drained_event;
@@ -511,7 +505,6 @@ void sroce_req_release_cur(struct sroce_send *snd);
 
 /* ---- sroce_req_pkt.c ---- */
 int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w);
-bool sroce_req_tx_cpu_ok(struct sroce_send *snd);
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit tests it (sroce_comp_pure). */
 bool sroce_req_ackreq_due(struct sroce_send *snd, unsigned long now);
