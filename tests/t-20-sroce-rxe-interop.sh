@@ -30,6 +30,15 @@ for prog in "${PROGS[@]}"; do
 		run_pair "t-20/sroce-server/$prog$s" "${sroce[@]}" "${rxe[@]}" "$prog" "${args[@]}"
 	done
 done
+# Four RC QPs at once, rdma_rxe the requester (about 5 s).  -u 17 (a
+# 537 ms transport timeout, not perftest's 67 ms): when 6.1's rxe times
+# out while the ACK of a WQE's last packet is on its way, it takes the
+# ACK's PSN without completing the WQE and its next retry rebuilds that
+# WQE past its end, a zero-length RDMA WRITE ONLY at a fresh PSN: every
+# later packet is one PSN late and sroce must NAK the first whose length
+# cannot match (invalid request).  On a slow TCG host 67 ms runs out.
+run_pair t-20/sroce-server/ib_write_bw-q4 "${sroce[@]}" "${rxe[@]}" ib_write_bw \
+	-q 4 -s 65536 -n 100 -u 17
 # RoCEv2 over IPv6 GIDs (perftest's own exchange stays on IPv4 TCP)
 for prog in ib_write_bw ib_send_lat; do
 	PAIR_CONNECT=$R_IP4 run_pair "t-20/ipv6/sroce-client/$prog-s4096" \
