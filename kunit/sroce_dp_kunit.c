@@ -43,6 +43,9 @@ static struct sroce_qp *sroce_dpk_qp(struct kunit *test)
 	skb_queue_head_init(&qp->rx_queue);
 	skb_queue_head_init(&qp->dp.resp_rx);
 	INIT_LIST_HEAD(&qp->dp.resp.out);
+	/* no home yet, as sroce_dp_init() leaves it: runs happen here */
+	qp->dp.home_cpu[SROCE_DP_SEND] = -1;
+	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dpk_send",
 			 &key, 0);
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_RESP], "sroce_dpk_resp",
