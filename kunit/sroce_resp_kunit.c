@@ -504,6 +504,37 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RCQE_OK(0x100, 8), FX_RCQE_OK(0x101, 8)),
 	},
 	{
+		/*
+		 * ... but never a PSN a READ or atomic response answers:
+		 * with that response lost, a requester that took the ACK
+		 * for it (rdma_rxe does) would complete the READ or atomic
+		 * without its data
+		 */
+		.name = "rc_dup_ack_skips_read_and_atomic_psns",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RECV(.n = 2), FX_SET64(ATB, 100),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8),
+			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
+			      .off = RDB, .dlen = 100),
+			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 1,
+			      .syn = FX_ACK, .msn = 2, .len = 100, .buf = RDB),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(0, 2),
+			FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 2, .len = 16,
+			      .off = WRB, .dlen = 16),
+			FX_RX(.op = OP_RC(FETCH_ADD), .psn = 3, .off = ATB,
+			      .a = 5),
+			FX_TX(.op = OP_RC(ATOMIC_ACKNOWLEDGE), .psn = 3,
+			      .syn = FX_ACK, .msn = 4, .a = 100),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(2, 4),
+			FX_COUNT(SROCE_CNT_DUP_REQ, 2),
+			FX_MEM64(ATB, 105),
+			FX_RCQE_OK(0x100, 8)),
+	},
+	{
 		.name = "rc_dup_write_not_executed_again",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 0,

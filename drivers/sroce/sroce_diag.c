@@ -193,7 +193,8 @@ static u32 sroce_send_state_bits(struct sroce_qp *qp)
 	       (READ_ONCE(snd->sel_probe) ? SROCE_DIAG_SEL_PROBE : 0) |
 	       (READ_ONCE(snd->error) ? SROCE_DIAG_ERROR : 0) |
 	       (test_bit(SROCE_DP_RUNNING, &qp->dp.flags) ? SROCE_DIAG_RUNNING : 0) |
-	       (work_pending(&qp->work) ? SROCE_DIAG_WORK_PENDING : 0);
+	       (work_pending(&qp->work) || work_pending(&qp->dp.resp_work) ||
+		work_pending(&qp->dp.hop_work) ? SROCE_DIAG_WORK_PENDING : 0);
 }
 
 struct sroce_diag_attr {

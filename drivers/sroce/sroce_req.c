@@ -358,7 +358,7 @@ static enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t)
 
 	if (!test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags)) {
 		set_bit(SROCE_SEND_F_TX_RETRY, &qp->dp.send.flags);
-		sroce_qp_schedule(qp);
+		sroce_dp_schedule(qp, SROCE_DP_SEND);
 	}
 	sroce_qp_put(qp);
 	return HRTIMER_NORESTART;

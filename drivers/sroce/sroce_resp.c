@@ -98,6 +98,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 		memset(resp->res, 0, resp->res_cap * sizeof(*resp->res));
 	resp->res_head = 0;
 	sroce_resp_set_epsn(resp, 0);
+	resp->ack_psn = SROCE_PSN_MASK;
 	resp->msn = 0;
 	resp->nak_sent = false;
 	resp->ack_owed = false;
@@ -215,6 +216,7 @@ void sroce_resp_sync(struct sroce_qp *qp)
 		sroce_resp_reset(qp);
 	if (set_psn) {
 		sroce_resp_set_epsn(resp, psn);
+		resp->ack_psn = (psn - 1) & SROCE_PSN_MASK;
 		sroce_resp_ooo_purge(resp);
 		resp->nak_sent = false;
 		resp->ack_owed = false;
@@ -529,6 +531,7 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 	if (ret)
 		return ret;
 	sroce_resp_set_epsn(resp, pkt->psn + 1);
+	resp->ack_psn = pkt->psn;
 	if (sroce_bth_ackreq(sroce_pkt_bth(pkt)) && !resp->ooo_defer)
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 	return SROCE_RESP_OK;
@@ -798,7 +801,7 @@ void sroce_resp_send_owed(struct sroce_qp *qp)
 		return;
 	resp->ack_owed = false;
 	sroce_resp_xmit_ack(qp, IB_OPCODE_RC_ACKNOWLEDGE,
-			    SROCE_AETH_ACK_UNLIMITED, resp->epsn - 1, resp->msn,
+			    SROCE_AETH_ACK_UNLIMITED, resp->ack_psn, resp->msn,
 			    0);
 }
 

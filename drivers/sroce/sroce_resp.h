@@ -158,6 +158,12 @@ struct sroce_resp_attr {
  * @epsn: next expected request PSN (IBTA 9.7.4.1.1); written with
  *	WRITE_ONCE so query_qp may read it with READ_ONCE
  * @msn: message sequence number (IBTA 9.7.4.1.2), 24 bits
+ * @ack_psn: the newest PSN a plain ACK may name: the last SEND or RDMA
+ *	WRITE packet run.  A READ, atomic, ATOMIC WRITE or FLUSH is answered
+ *	by its own response only (IBTA 9.7.5.1.6, 9.7.5.1.7): a requester
+ *	such as rdma_rxe (Linux 6.1 and 6.12) completes a READ or atomic
+ *	whose PSN a plain ACK names, without its data, when that response
+ *	was lost
  * @nak_sent: a PSN sequence error NAK or an RNR NAK was sent for @epsn;
  *	no other NAK goes out until @epsn arrives (one NAK per sequence
  *	gap, IBTA 9.7.5.1.1)
@@ -203,6 +209,7 @@ struct sroce_resp {
 	struct sroce_resp_attr attr;
 	u32 epsn;
 	u32 msn;
+	u32 ack_psn;
 	bool nak_sent;
 	bool ooo_defer;
 	bool ack_owed;

@@ -423,7 +423,7 @@ static void sroce_retx_timer_fired(struct sroce_qp *qp, struct timer_list *t,
 
 	if (!test_bit(SROCE_SEND_F_STOPPED, &snd->flags)) {
 		set_bit(bit, &snd->flags);
-		sroce_qp_schedule(qp);
+		sroce_dp_schedule(qp, SROCE_DP_SEND);
 	}
 	smp_mb__before_atomic();	/* the expiry flagged before the count */
 	atomic_dec(sroce_send_timer_held(snd, t));
