@@ -535,6 +535,75 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RCQE_OK(0x100, 8)),
 	},
 	{
+		/*
+		 * ... nor, in answer to an earlier packet of a message, its
+		 * last PSN: a requester going back N is resending the
+		 * message and answers for the last packet when it resends it
+		 */
+		.name = "rc_ack_of_a_middle_packet_stops_short_of_the_end",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_FIRST), .psn = 0,
+					.len = 256, .off = WRB, .dlen = 600),
+			FX_RX(.op = OP_RC(RDMA_WRITE_MIDDLE), .psn = 1,
+			      .len = 256, .data = 256),
+			FX_RX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 2, .len = 88,
+			      .data = 512, .ackreq = true),
+			FX_ACKED(2, 1),
+			FX_RX(.op = OP_RC(RDMA_WRITE_MIDDLE), .psn = 1,
+			      .len = 256, .data = 256, .ackreq = true),
+			FX_ACKED(1, 1),
+			FX_RX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 2, .len = 88,
+			      .data = 512, .ackreq = true),
+			FX_ACKED(2, 1),
+			FX_COUNT(SROCE_CNT_DUP_REQ, 2),
+			FX_MEM(.buf = WRB, .len = 600)),
+	},
+	{
+		/*
+		 * the same for a packet of an earlier message: the requester
+		 * may be resending the newest message by then; the end of a
+		 * one-packet message is named (never caught half sent)
+		 */
+		.name = "rc_dup_ack_names_no_message_end_half_resent",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RECV(.n = 2),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8),
+			FX_RX(.op = OP_RC(RDMA_WRITE_FIRST), .psn = 1,
+			      .len = 256, .off = WRB, .dlen = 600),
+			FX_RX(.op = OP_RC(RDMA_WRITE_MIDDLE), .psn = 2,
+			      .len = 256, .data = 256),
+			FX_RX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 3, .len = 88,
+			      .data = 512),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(2, 2),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 4, .len = 8),
+			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 0, .len = 8,
+			      .ackreq = true),
+			FX_ACKED(4, 3),
+			FX_RCQE_OK(0x100, 8), FX_RCQE_OK(0x101, 8),
+			FX_MEM(.buf = WRB, .len = 600)),
+	},
+	{
+		/* the same when the gap filler drains the message's end */
+		.name = "rc_gap_filler_ack_stops_short_of_the_end",
+		.type = IB_QPT_RC,
+		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_MIDDLE), .psn = 1,
+					.len = 256, .data = 256),
+			FX_NAKED(0, FX_NAK_SEQ, 0),
+			FX_RX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 2, .len = 88,
+			      .data = 512, .ackreq = true),
+			FX_NO_TX(),
+			FX_RX(.op = OP_RC(RDMA_WRITE_FIRST), .psn = 0, .len = 256,
+			      .off = WRB, .dlen = 600, .ackreq = true),
+			FX_ACKED(1, 1),
+			FX_COUNT(SROCE_CNT_RX_OOO_DRAINED, 2),
+			FX_RX(.op = OP_RC(RDMA_WRITE_LAST), .psn = 2, .len = 88,
+			      .data = 512, .ackreq = true),
+			FX_ACKED(2, 1),
+			FX_MEM(.buf = WRB, .len = 600)),
+	},
+	{
 		.name = "rc_dup_write_not_executed_again",
 		.type = IB_QPT_RC,
 		.steps = FX_STEPS(FX_RX(.op = OP_RC(RDMA_WRITE_ONLY), .psn = 0,

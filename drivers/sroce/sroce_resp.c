@@ -58,6 +58,31 @@ void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn)
 	WRITE_ONCE(resp->epsn, psn & SROCE_PSN_MASK);
 }
 
+/**
+ * sroce_resp_ack_psn() - the PSN an ACK answering a request names
+ * @resp: the responder
+ * @psn: the request answered, at or behind the newest run
+ *
+ * The newest SEND or WRITE packet run (@resp->ack_psn, IBTA 9.7.5.1.1: an
+ * ACK is cumulative), unless that is the last packet of a message of
+ * several packets and not the request answered.  A requester that goes
+ * back N (rdma_rxe) may be resending that message when the ACK arrives:
+ * an ACK of its last PSN then moves the requester's acknowledged PSN past
+ * the message without completing the WQE, its own resent last packet is
+ * answered behind that PSN, and the WQE never completes.  One PSN less
+ * leaves the last packet to be answered when it is resent.  A message of
+ * one packet is never caught half sent.
+ * Context: the QP's responder run.
+ * Return: the PSN, 24 bits.
+ */
+u32 sroce_resp_ack_psn(const struct sroce_resp *resp, u32 psn)
+{
+	if (resp->ack_end && resp->ack_first != resp->ack_psn &&
+	    psn != resp->ack_psn)
+		return (resp->ack_psn - 1) & SROCE_PSN_MASK;
+	return resp->ack_psn;
+}
+
 /* ------------------------------------------------------------------ */
 /* Packet accessors                                                    */
 /* ------------------------------------------------------------------ */
@@ -99,6 +124,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	resp->res_head = 0;
 	sroce_resp_set_epsn(resp, 0);
 	resp->ack_psn = SROCE_PSN_MASK;
+	resp->ack_end = false;
 	resp->msn = 0;
 	resp->nak_sent = false;
 	resp->ack_owed = false;
@@ -217,6 +243,7 @@ void sroce_resp_sync(struct sroce_qp *qp)
 	if (set_psn) {
 		sroce_resp_set_epsn(resp, psn);
 		resp->ack_psn = (psn - 1) & SROCE_PSN_MASK;
+		resp->ack_end = false;
 		sroce_resp_ooo_purge(resp);
 		resp->nak_sent = false;
 		resp->ack_owed = false;
@@ -531,7 +558,10 @@ static enum sroce_resp_ret sroce_resp_rc_execute(struct sroce_qp *qp,
 	if (ret)
 		return ret;
 	sroce_resp_set_epsn(resp, pkt->psn + 1);
+	if (pkt->mask & SROCE_MASK_START)
+		resp->ack_first = pkt->psn;
 	resp->ack_psn = pkt->psn;
+	resp->ack_end = pkt->mask & SROCE_MASK_END;
 	if (sroce_bth_ackreq(sroce_pkt_bth(pkt)) && !resp->ooo_defer)
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED, pkt->psn);
 	return SROCE_RESP_OK;

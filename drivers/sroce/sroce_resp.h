@@ -164,6 +164,8 @@ struct sroce_resp_attr {
  *	such as rdma_rxe (Linux 6.1 and 6.12) completes a READ or atomic
  *	whose PSN a plain ACK names, without its data, when that response
  *	was lost
+ * @ack_first: the first PSN of the message @ack_psn is in
+ * @ack_end: @ack_psn is the last packet of its message
  * @nak_sent: a PSN sequence error NAK or an RNR NAK was sent for @epsn;
  *	no other NAK goes out until @epsn arrives (one NAK per sequence
  *	gap, IBTA 9.7.5.1.1)
@@ -210,6 +212,8 @@ struct sroce_resp {
 	u32 epsn;
 	u32 msn;
 	u32 ack_psn;
+	u32 ack_first;
+	bool ack_end;
 	bool nak_sent;
 	bool ooo_defer;
 	bool ack_owed;
@@ -278,6 +282,7 @@ struct sroce_pkt_info;
 
 /* Steps shared by sroce_resp.c and sroce_resp_rdma.c (responder run only) */
 void sroce_resp_set_epsn(struct sroce_resp *resp, u32 psn);
+u32 sroce_resp_ack_psn(const struct sroce_resp *resp, u32 psn);
 enum sroce_resp_ret sroce_resp_check_res(struct sroce_qp *qp);
 struct sroce_resp_res *sroce_resp_res_take(struct sroce_qp *qp, u8 type,
 					   u32 psn, u32 npsn, u16 *idx);

@@ -223,6 +223,6 @@ void sroce_resp_ooo_answer(struct sroce_qp *qp, struct sk_buff *skb,
 				     resp->epsn);
 	} else if (ack) {
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED,
-				     resp->ack_psn);
+				     sroce_resp_ack_psn(resp, start));
 	}
 }

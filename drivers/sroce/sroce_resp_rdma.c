@@ -405,8 +405,8 @@ static void sroce_resp_dup_empty(struct sroce_qp *qp,
  *
  * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
  * not executed again, only acknowledged when it asks for an ACK, with the
- * newest SEND or WRITE PSN run (@ack_psn of struct sroce_resp, never a
- * PSN a READ or atomic response answers) and the current MSN (C9-105; a
+ * newest SEND or WRITE PSN run (sroce_resp_ack_psn(): never a PSN a READ
+ * or atomic response answers) and the current MSN (C9-105; a
  * coalesced ACK, 9.7.5.1.1): a requester that resends after a timeout
  * learns at once all that arrived, rather than go back N over requests
  * already run.  READs,
@@ -427,6 +427,7 @@ void sroce_resp_duplicate(struct sroce_qp *qp,
 		sroce_resp_dup_empty(qp, pkt, SROCE_RES_FLUSH);
 	else if (sroce_bth_ackreq(sroce_pkt_bth(pkt)))
 		sroce_resp_queue_ack(qp, SROCE_AETH_ACK_UNLIMITED,
-				     to_sroce_resp(qp)->ack_psn);
+				     sroce_resp_ack_psn(to_sroce_resp(qp),
+							pkt->psn));
 }
 
