@@ -183,8 +183,9 @@ static bool sroce_resp_ooo_drain(struct sroce_qp *qp, bool ack)
  * an ACK on it) learns from it how far to skip.  One that goes back N
  * resends a packet in the middle of a message without AckReq, and after
  * it the rest: it is answered as it resends them, each duplicate that
- * asks acknowledged with the newest PSN (sroce_resp_duplicate()).  An
- * ACK ahead of its resends would reach it while it is resending: rdma_rxe
+ * asks acknowledged with the newest PSN (sroce_resp_duplicate(), by the
+ * rule of sroce_resp_ack_psn(), as this answer is).  An ACK ahead of its
+ * resends would reach it while it is resending: rdma_rxe
  * then takes the acknowledged PSN without completing the WQE, and with
  * the resent last packet lost never retries again.  The ACK stays owed
  * until then (@resp->ack_owed): a QP destroyed first, as an application

@@ -406,11 +406,10 @@ static void sroce_resp_dup_empty(struct sroce_qp *qp,
  * A request behind the expected PSN (IBTA 9.7.5.1.3): a SEND or WRITE is
  * not executed again, only acknowledged when it asks for an ACK, with the
  * newest SEND or WRITE PSN run (sroce_resp_ack_psn(): never a PSN a READ
- * or atomic response answers) and the current MSN (C9-105; a
- * coalesced ACK, 9.7.5.1.1): a requester that resends after a timeout
- * learns at once all that arrived, rather than go back N over requests
- * already run.  READs,
- * atomics, ATOMIC WRITEs and FLUSHes are answered again.
+ * or atomic response answers) and the current MSN (C9-105; a coalesced
+ * ACK, 9.7.5.1.1): a requester that resends after a timeout learns at
+ * once all that arrived, rather than go back N over requests already run.
+ * READs, atomics, ATOMIC WRITEs and FLUSHes are answered again.
  * Context: the QP's responder run.
  */
 void sroce_resp_duplicate(struct sroce_qp *qp,
