@@ -829,6 +829,16 @@ if [[ ! -x /add/sysc || -z $SYSC_TP ]] || ! /add/sysc -t "$SYSC_TP" "$LOG_DIR/sy
 	note "system calls not counted: $(cat "$LOG_DIR/sysc.check" 2>/dev/null || echo "no /add/sysc or no tracepoint")"
 	SYSC_TP=
 fi
+# One counting event held for the whole run, so that the scheduler's and
+# the tracepoint's static keys, switched on by the first perf event and
+# off by the last, are patched once, not around every run: under TCG a
+# vCPU once ran the int3 of a patch of __schedule after the patch was
+# done (a guest oops, Linux 6.12).
+if [[ -n $SYSC_TP ]]; then
+	/add/sysc -t "$SYSC_TP" /dev/null sleep 100000 &
+	SYSC_HOLD=$!
+	trap 'kill "$SYSC_HOLD" 2>/dev/null' EXIT
+fi
 note "guest $(uname -r), $(nproc) vCPUs; reps $BENCH_REPS, bw -D $BENCH_DURATION -f $BENCH_MARGIN, lat -n $BENCH_LAT_ITERS, -q $BENCH_QPN"
 start=$SECONDS
 for sc in $BENCH_SCENARIOS; do
