@@ -1006,6 +1006,54 @@ static void sroce_rto_test(struct kunit *test)
 					       c->backoff), c->rto_us);
 }
 
+/*
+ * The QP's RTO: at least SROCE_REQ_RTO_MIN_US over SRTT, plus one jiffy,
+ * never past the QP's local ACK timeout (sroce_retx_rto()).
+ */
+static const struct sroce_qp_rto_case {
+	const char *name;
+	struct sroce_rtt rtt;
+	u32 timeout_ms;		/* the QP's local ACK timeout */
+	u32 backoff;
+	u32 rto_us;		/* expected, before the jiffy added */
+	bool qp_timeout;	/* expected: the local ACK timeout itself */
+} sroce_qp_rto_cases[] = {
+	{ .name = "fast_path_gets_the_least_margin", .rtt = { 100, 10 },
+	  .timeout_ms = 537, .rto_us = 100 + SROCE_REQ_RTO_MIN_US },
+	{ .name = "variation_beyond_the_margin", .rtt = { 1000, 20000 },
+	  .timeout_ms = 537, .rto_us = 81000 },
+	{ .name = "margin_doubles_with_backoff", .rtt = { 100, 10 },
+	  .timeout_ms = 537, .backoff = 1,
+	  .rto_us = 2 * (100 + SROCE_REQ_RTO_MIN_US) },
+	{ .name = "shorter_qp_timeout_wins", .rtt = { 100, 10 },
+	  .timeout_ms = 8, .qp_timeout = true },
+	{ .name = "no_sample_qp_timeout", .timeout_ms = 537,
+	  .qp_timeout = true },
+};
+
+static void sroce_qp_rto_case_desc(const struct sroce_qp_rto_case *c,
+				   char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_qp_rto, sroce_qp_rto_cases, sroce_qp_rto_case_desc);
+
+static void sroce_qp_rto_test(struct kunit *test)
+{
+	const struct sroce_qp_rto_case *c = test->param_value;
+	struct sroce_send *snd = kunit_kzalloc(test, sizeof(*snd), GFP_KERNEL);
+	unsigned long want;
+
+	KUNIT_ASSERT_NOT_NULL(test, snd);
+	snd->rtt = c->rtt;
+	snd->timeout_jiffies = msecs_to_jiffies(c->timeout_ms);
+	snd->rto_backoff = c->backoff;
+	want = c->qp_timeout ? snd->timeout_jiffies :
+			       usecs_to_jiffies(c->rto_us) + 1;
+	KUNIT_EXPECT_EQ(test, sroce_retx_rto(snd), want);
+}
+
 /* One rewind per loss episode: sroce_send_new_loss(). */
 static const struct sroce_loss_case {
 	const char *name;
@@ -1125,6 +1173,7 @@ static struct kunit_case sroce_comp_pure_test_cases[] = {
 	KUNIT_CASE_PARAM(sroce_ackreq_test, sroce_ackreq_gen_params),
 	KUNIT_CASE_PARAM(sroce_rtt_sample_test, sroce_rtt_gen_params),
 	KUNIT_CASE_PARAM(sroce_rto_test, sroce_rto_gen_params),
+	KUNIT_CASE_PARAM(sroce_qp_rto_test, sroce_qp_rto_gen_params),
 	KUNIT_CASE_PARAM(sroce_loss_test, sroce_loss_gen_params),
 	{}
 };

@@ -287,9 +287,9 @@ void sroce_retx_out_of_order(struct sroce_qp *qp, u32 psn)
  * @snd: send side
  *
  * What the measured RTT warrants (sroce_rtt_rto_us(), with the backoff
- * of timeouts in a row; at least one jiffy more than that, the timer's
- * granularity), never more than the QP's local ACK timeout (IBTA
- * 9.7.6.1.3).
+ * of timeouts in a row and a margin of at least SROCE_REQ_RTO_MIN_US over
+ * the smoothed RTT; one jiffy more, the timer's granularity), never more
+ * than the QP's local ACK timeout (IBTA 9.7.6.1.3).
  * Context: any.
  * Return: jiffies; 0 for an infinite local ACK timeout.
  */
@@ -297,11 +297,13 @@ unsigned long sroce_retx_rto(const struct sroce_send *snd)
 {
 	u32 max_us = min_t(u64, jiffies_to_msecs(snd->timeout_jiffies) *
 			   (u64)USEC_PER_MSEC, U32_MAX);
-	u32 us = sroce_rtt_rto_us(&snd->rtt, jiffies_to_usecs(1), max_us,
+	u32 gran_us = max_t(u32, jiffies_to_usecs(1), SROCE_REQ_RTO_MIN_US);
+	u32 us = sroce_rtt_rto_us(&snd->rtt, gran_us, max_us,
 				  snd->rto_backoff);
 
 	return min(usecs_to_jiffies(us) + 1, snd->timeout_jiffies);
 }
+EXPORT_SYMBOL_IF_KUNIT(sroce_retx_rto);
 
 /*
  * Retransmit timeout: nothing arrived for an RTO since the last progress
