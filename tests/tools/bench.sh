@@ -414,12 +414,13 @@ counters_summary() {
 # netpp udp|tcp PORT N: a 2-byte ping-pong of N round trips, server in netns
 # B, client in netns A; prints the client's one-way time in us.
 netpp() {
-	local v rc
+	local v rc spid
 	in_ns B timeout 30 /add/netpp "$1" server "$B_IP4" "$2" "$3" &
+	spid=$!
 	sleep 0.5
 	v=$(in_ns A timeout 30 /add/netpp "$1" client "$B_IP4" "$2" "$3")
 	rc=$?
-	wait
+	wait "$spid"	# not a bare wait: the counting event (SYSC_HOLD) never ends
 	echo "$v"
 	return $rc
 }
@@ -430,13 +431,14 @@ netpp() {
 # for the latency rows.
 TCP_PORT=5301
 tcp_round() {
-	local mtu=$1 prog bw='' lat='' udp='' out
+	local mtu=$1 prog bw='' lat='' udp='' out spid
 	if command -v iperf3 >/dev/null; then
 		in_ns B timeout $((BENCH_DURATION + 30)) iperf3 -s -1 -p "$TCP_PORT" >/dev/null 2>&1 &
+		spid=$!
 		sleep 0.5
 		out=$(in_ns A timeout $((BENCH_DURATION + 30)) iperf3 -c "$B_IP4" -p "$TCP_PORT" \
 			-t "$BENCH_DURATION" -O "$BENCH_MARGIN" -l "$BW_SIZE" -f g 2>&1)
-		wait
+		wait "$spid"
 		TCP_PORT=$((TCP_PORT + 1))
 		echo "| ==== mtu$mtu tcp: iperf3 -t $BENCH_DURATION -O $BENCH_MARGIN -l $BW_SIZE"
 		raw <<<"$out"
