@@ -11,6 +11,10 @@
  *	as net_xmit_eval() does: NET_XMIT_CN is sent, NET_XMIT_DROP is not.
  * sroce_resp_busy: a responder resource used by more than 255 queued
  *	READ responses counts them all (sroce_resp_out.c).
+ * sroce_dp_place: a doorbell places a user RC send side, new or idle and
+ *	quiescent, at the posting CPU, or at the QPN's second choice when
+ *	that is home to fewer placed send sides; one in use, with packets
+ *	unacknowledged, UD or a kernel QP's stays.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -29,7 +33,7 @@
  */
 static struct sroce_qp *sroce_dpk_qp(struct kunit *test)
 {
-	static struct lock_class_key key;
+	static struct lock_class_key send_key, resp_key;
 	struct sroce_dev *dev;
 	struct sroce_qp *qp;
 
@@ -47,9 +51,9 @@ static struct sroce_qp *sroce_dpk_qp(struct kunit *test)
 	qp->dp.home_cpu[SROCE_DP_SEND] = -1;
 	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dpk_send",
-			 &key, 0);
+			 &send_key, 0);
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_RESP], "sroce_dpk_resp",
-			 &key, 0);
+			 &resp_key, 0);
 	return qp;
 }
 
@@ -282,5 +286,127 @@ static struct kunit_suite sroce_dpk_busy_suite = {
 	.test_cases = sroce_dpk_busy_test_cases,
 };
 
+/* ---- sroce_dp_place ---- */
+
+struct sroce_dpk_place_case {
+	const char *name;
+	enum ib_qp_type type;
+	bool kernel;		/* a kernel QP (not is_user) */
+	int home;		/* HERE, ALT or -1 */
+	bool placed;		/* counted at @home already */
+	int homes_here;		/* placed send sides here, the QP's own too */
+	int homes_alt;		/* on the QPN's second choice */
+	bool outstanding;	/* packets unacknowledged */
+	bool recent;		/* progress in the last jiffy */
+	int want;		/* expected home: HERE, ALT or -1 */
+	u64 moves;		/* expected send_moves */
+};
+
+#define HERE	1000
+#define ALT	1001
+
+static const struct sroce_dpk_place_case sroce_dpk_place_cases[] = {
+	{ .name = "first_post_stays_here", .type = IB_QPT_RC, .home = -1,
+	  .want = HERE },
+	{ .name = "first_post_beside_a_placed_one", .type = IB_QPT_RC,
+	  .home = -1, .homes_here = 1, .want = ALT },
+	{ .name = "equal_counts_stay_here", .type = IB_QPT_RC, .home = -1,
+	  .homes_here = 1, .homes_alt = 1, .want = HERE },
+	{ .name = "idle_follows_the_posting_thread", .type = IB_QPT_RC,
+	  .home = ALT, .placed = true, .homes_alt = 1, .want = HERE,
+	  .moves = 1 },
+	{ .name = "idle_moves_off_a_crowded_cpu", .type = IB_QPT_RC,
+	  .home = HERE, .placed = true, .homes_here = 3, .homes_alt = 1,
+	  .want = ALT, .moves = 1 },
+	{ .name = "in_use_stays", .type = IB_QPT_RC, .home = ALT,
+	  .placed = true, .homes_alt = 1, .recent = true, .want = ALT },
+	{ .name = "unacknowledged_stays", .type = IB_QPT_RC, .home = ALT,
+	  .placed = true, .homes_alt = 1, .outstanding = true, .want = ALT },
+	{ .name = "ud_never_moves", .type = IB_QPT_UD, .home = ALT,
+	  .want = ALT },
+	{ .name = "kernel_qp_never_moves", .type = IB_QPT_RC, .kernel = true,
+	  .home = ALT, .want = ALT },
+};
+
+static void sroce_dpk_place_desc(const struct sroce_dpk_place_case *c,
+				 char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_place, sroce_dpk_place_cases,
+		  sroce_dpk_place_desc);
+
+static int sroce_dpk_cpu(int which, int here, int alt)
+{
+	return which == HERE ? here : which == ALT ? alt : which;
+}
+
+/* A QPN whose second choice is a CPU other than @here. */
+static u32 sroce_dpk_qpn_away(int here, int *alt)
+{
+	u32 qpn;
+
+	for (qpn = 2;; qpn++) {
+		*alt = cpumask_nth(qpn % num_online_cpus(), cpu_online_mask);
+		if (*alt != here)
+			return qpn;
+	}
+}
+
+static void sroce_dpk_place_test(struct kunit *test)
+{
+	const struct sroce_dpk_place_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sroce_send *snd = &qp->dp.send;
+	struct sroce_dev *dev = qp->dev;
+	int here, alt, home, want;
+
+	dev->send_homes = kunit_kcalloc(test, nr_cpu_ids,
+					sizeof(*dev->send_homes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev->send_homes);
+	qp->type = c->type;
+	qp->is_user = !c->kernel;
+	snd->max_psn = c->outstanding ? 5 : 0;
+	snd->last_progress = c->recent ? jiffies : jiffies - HZ;
+	migrate_disable();
+	here = raw_smp_processor_id();
+	if (num_online_cpus() < 2) {
+		migrate_enable();
+		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
+	}
+	qp->ibqp.qp_num = sroce_dpk_qpn_away(here, &alt);
+	home = sroce_dpk_cpu(c->home, here, alt);
+	qp->dp.home_cpu[SROCE_DP_SEND] = home;
+	/* counted where it is, as an earlier placement left it */
+	qp->dp.placed_cpu = c->placed ? home : -1;
+	atomic_set(&dev->send_homes[here], c->homes_here);
+	atomic_set(&dev->send_homes[alt], c->homes_alt);
+	sroce_dp_place_send(qp);
+	migrate_enable();
+	want = sroce_dpk_cpu(c->want, here, alt);
+	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_SEND], want);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&dev->counters[SROCE_CNT_SEND_MOVES]),
+			c->moves);
+	KUNIT_EXPECT_FALSE(test, test_bit(SROCE_DP_RUNNING, &qp->dp.flags));
+	/* the counts follow the placement; an unplaced QP is not counted */
+	if (qp->dp.placed_cpu >= 0) {
+		KUNIT_EXPECT_EQ(test, qp->dp.placed_cpu, want);
+		KUNIT_EXPECT_EQ(test, atomic_read(&dev->send_homes[here]) +
+				atomic_read(&dev->send_homes[alt]),
+				c->homes_here + c->homes_alt + !c->placed);
+	}
+}
+
+static struct kunit_case sroce_dpk_place_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_place_test, sroce_dpk_place_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_place_suite = {
+	.name = "sroce_dp_place",
+	.test_cases = sroce_dpk_place_test_cases,
+};
+
 kunit_test_suites(&sroce_dpk_backlog_suite, &sroce_dpk_xmit_suite,
-		  &sroce_dpk_busy_suite);
+		  &sroce_dpk_busy_suite, &sroce_dpk_place_suite);

@@ -7,6 +7,9 @@
 # random WRITE/READ/SEND mix), plus ib_read_bw, and ib_write_bw over IPv6 GIDs.
 # With loopback off the same traffic goes through the IP stack and lo:
 # loopback_pkts stays put while sent_pkts and rcvd_pkts move.
+# Spreading: ib_write_bw -q 4 from one thread has its busy send sides
+# placed on both vCPUs (drv_send_cpu of `rdma -dd resource show qp`, read
+# mid-run), and moving them loses no order: no sequence NAK.
 cd "$(dirname "$0")" && source ./lib.sh
 
 require_sroce t-11/modprobe-sroce && require_provider t-11/provider || exit 1
@@ -76,5 +79,29 @@ else
 	fail t-11/off/counters "$info rx_drop_icrc +$icrc (want loopback_pkts +0)"
 fi
 echo 1 >"$PARAM"
+
+# spread: the send CPUs of the QPs of one ib_write_bw -q 4 (loopback on)
+spread() {
+	local qps=/tmp/t-11-qps nak0 nak cpus
+	if (($(nproc) < 2)); then
+		skip t-11/spread "one vCPU"
+		return
+	fi
+	rm -f "$qps"
+	nak0=$(hw seq_nak_sent)
+	(sleep 4; in_ns A "$RDMA" -dd resource show qp >"$qps" 2>&1) &
+	run_pair t-11/spread/ib_write_bw-q4 A sroce0 "$A_IP4" A sroce0 "$A_IP4" \
+		ib_write_bw -q 4 -s 65536 -D 6
+	wait
+	nak=$(($(hw seq_nak_sent) - nak0))
+	cpus=$(awk '$1 == "link" { for (i = 1; i < NF; i++)
+		if ($i == "drv_send_cpu" && $(i + 1) != 4294967295) print $(i + 1) }' "$qps" | sort -u | xargs)
+	if [[ $(wc -w <<<"$cpus") -ge 2 && $nak == 0 ]]; then
+		pass t-11/spread "send CPUs: $cpus; seq_nak_sent +$nak"
+	else
+		fail t-11/spread "send CPUs: ${cpus:-none} (want 2 or more); seq_nak_sent +$nak (want 0); $(head -c 600 "$qps")"
+	fi
+}
+spread
 
 dmesg_clean t-11/dmesg

@@ -204,6 +204,7 @@ enum sroce_counter {
 	SROCE_CNT_WAKEUP_REPAIRS,	/* send sides left without a timer */
 	SROCE_CNT_LOOPBACK_PKTS,	/* sent straight to the own receive path */
 	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
+	SROCE_CNT_SEND_MOVES,		/* send sides placed on another CPU */
 	SROCE_NUM_COUNTERS
 };
 
@@ -273,6 +274,11 @@ struct sroce_cc_np_budget {
  * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, follows carrier
  * @mtu_cap: largest IB MTU the netdev MTU allows
  * @counters: SROCE_NUM_COUNTERS counters
+ * @send_homes: by CPU (nr_cpu_ids entries), how many of the device's
+ *	user RC send sides were placed there (struct sroce_dp.placed_cpu);
+ *	a send side being placed prefers a CPU with fewer
+ *	(sroce_dp_place_send()).  NULL on a device that never spreads (the
+ *	KUnit fixtures')
  * @cc: congestion control knobs (sroce_cc_knobs.c)
  * @cnp_budget: CNPs the notification point may still send in the
  *	current window, all QPs together (sroce_cc.c)
@@ -310,6 +316,7 @@ struct sroce_dev {
 	bool fatal;
 	enum ib_mtu mtu_cap;
 	atomic64_t counters[SROCE_NUM_COUNTERS];
+	atomic_t *send_homes;
 	struct sroce_cc_params *cc;
 	struct sroce_cc_np_budget cnp_budget;
 	struct sroce_res_pool res[SROCE_NUM_RES];

@@ -216,7 +216,8 @@ struct sroce_diag_attr {
  * 0 = unbounded, see sroce_send_budget_ms()), tx_inflight, send_flags
  * (SROCE_DIAG_* and enum sroce_send_flag bits), rq_epsn, rq_out (queued
  * responses), rq_ooo (requests held behind a gap), rx_q (responses and
- * requests queued for the runs).
+ * requests queued for the runs), send_cpu and resp_cpu (each side's home
+ * CPU, struct sroce_dp.home_cpu; 4294967295 before it has one).
  * Context: process (netlink dump).
  * Return: 0, or -EMSGSIZE.
  */
@@ -245,6 +246,9 @@ int sroce_diag_fill_res_qp(struct sk_buff *msg, struct sroce_qp *qp)
 		{ "rq_ooo", skb_queue_len_lockless(&resp->ooo) },
 		{ "rx_q", skb_queue_len_lockless(&qp->rx_queue) +
 			  skb_queue_len_lockless(&qp->dp.resp_rx) },
+		/* CPU numbers; none yet: U32_MAX */
+		{ "send_cpu", READ_ONCE(qp->dp.home_cpu[SROCE_DP_SEND]) },
+		{ "resp_cpu", READ_ONCE(qp->dp.home_cpu[SROCE_DP_RESP]) },
 	};
 	size_t i;
 

@@ -34,7 +34,9 @@
  * the CPU it first sent from, where its runs happen anyway: the send
  * side's the one that posts, the responder's the one the requests arrive
  * on (loopback and veth deliver on the CPU that sent them), so a pair of
- * QPs keeps each direction on one CPU without a wake-up.
+ * QPs keeps each direction on one CPU without a wake-up.  A send side
+ * with nothing unacknowledged is placed again at each doorbell, which
+ * spreads busy QPs over CPUs ("Spreading send sides" below).
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
@@ -127,6 +129,108 @@ void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
 
 	if (unlikely(READ_ONCE(*home) < 0))
 		cmpxchg(home, -1, raw_smp_processor_id());
+}
+
+/*
+ * Spreading send sides over CPUs.  A home is where the posting thread
+ * runs, so a ping-pong needs no wake-up; but an application that drives
+ * several QPs from one thread would then have every side of every QP on
+ * its CPU (the responders too: veth and loopback deliver on the sending
+ * CPU) while the others idle.  So a user RC send side is placed by its
+ * doorbells: at the first, and after it sat quiescent (every packet it
+ * sent acknowledged) for SROCE_DP_PLACE_IDLE, it goes to the posting
+ * CPU, unless that CPU is home to more of the device's placed send sides
+ * than a second choice picked by QPN (two random choices, without the
+ * randomness: consecutive QPs alternate).  A QP in use stays put, so a
+ * placement sticks while traffic flows.  Moving keeps packet order: an
+ * ACK covers every request sent so far, so none can still wait in the
+ * old CPU's queues (a resent duplicate can, and the responder answers it
+ * as one).  UC and UD get no ACK and never move; kernel QPs, posted to
+ * from every CPU a ULP runs on, keep the first CPU they send from.
+ */
+#define SROCE_DP_PLACE_IDLE	(HZ / 100)
+
+/* Count @qp's send side at @cpu (-1: nowhere) instead of where it was. */
+static void sroce_dp_count_home(struct sroce_qp *qp, int cpu)
+{
+	int was = xchg(&qp->dp.placed_cpu, cpu);
+
+	if (was >= 0)
+		atomic_dec(&qp->dev->send_homes[was]);
+	if (cpu >= 0)
+		atomic_inc(&qp->dev->send_homes[cpu]);
+}
+
+/*
+ * Where a send side should be placed, posted to from @cpu: there, unless
+ * the QPN's second choice is home to fewer placed send sides (@qp itself
+ * not counted).
+ */
+static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
+{
+	atomic_t *homes = qp->dev->send_homes;
+	unsigned int n = num_online_cpus();
+	int here, there, placed = READ_ONCE(qp->dp.placed_cpu);
+	unsigned int alt;
+
+	if (n < 2)
+		return cpu;
+	alt = cpumask_nth(qp->ibqp.qp_num % n, cpu_online_mask);
+	if (alt >= nr_cpu_ids || alt == cpu)
+		return cpu;
+	here = atomic_read(&homes[cpu]) - (placed == cpu);
+	there = atomic_read(&homes[alt]) - (placed == alt);
+	return there < here ? alt : cpu;
+}
+
+/*
+ * A doorbell on this (non-migratable) CPU: place the send side (see
+ * "Spreading send sides" above).  Owns RUNNING while it checks, so no
+ * run sends meanwhile; a kick left then is served by the run or work the
+ * doorbell starts next.
+ */
+VISIBLE_IF_KUNIT void sroce_dp_place_send(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	unsigned long *flags = &qp->dp.flags;
+	int want, home = READ_ONCE(qp->dp.home_cpu[SROCE_DP_SEND]);
+
+	if (!qp->dev->send_homes || !qp->is_user ||
+	    !sroce_qpt_reliable(qp->type))
+		return;
+	/* in use (or not acknowledged) lately: stays */
+	if (home >= 0 && time_before(jiffies, READ_ONCE(snd->last_progress) +
+				     SROCE_DP_PLACE_IDLE))
+		return;
+	want = sroce_dp_pick_home(qp, raw_smp_processor_id());
+	if ((want == home && READ_ONCE(qp->dp.placed_cpu) == home) ||
+	    test_and_set_bit_lock(SROCE_DP_RUNNING, flags))
+		return;
+	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_SEND]);
+	if (snd->comp_psn == snd->max_psn && !snd->rnr_wait &&
+	    !sroce_dp_stopped(qp)) {
+		WRITE_ONCE(qp->dp.home_cpu[SROCE_DP_SEND], want);
+		sroce_dp_count_home(qp, want);
+		if (home >= 0 && home != want)
+			sroce_counter_inc(qp->dev, SROCE_CNT_SEND_MOVES);
+	}
+	lock_map_release(&qp->dp.run_map[SROCE_DP_SEND]);
+	clear_bit_unlock(SROCE_DP_RUNNING, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
+
+/**
+ * sroce_dp_dev_init() - set up a device's count of placed send sides
+ * @dev: device being created
+ *
+ * Context: process (GFP_KERNEL).
+ * Return: 0 or -ENOMEM.  Freed with the device's other fields.
+ */
+int sroce_dp_dev_init(struct sroce_dev *dev)
+{
+	dev->send_homes = kcalloc(nr_cpu_ids, sizeof(*dev->send_homes),
+				  GFP_KERNEL);
+	return dev->send_homes ? 0 : -ENOMEM;
 }
 
 /*
@@ -586,6 +690,7 @@ void sroce_dp_doorbell(struct sroce_qp *qp)
 	}
 	/* the CPU checked is the one the run sends from */
 	migrate_disable();
+	sroce_dp_place_send(qp);
 	if (sroce_dp_at_home(qp, SROCE_DP_SEND))
 		sroce_dp_kick(qp, SROCE_DP_SEND, SROCE_DP_TX_INLINE_BUDGET);
 	else
@@ -627,6 +732,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	qp->dp.flags = 0;
 	qp->dp.home_cpu[SROCE_DP_SEND] = -1;	/* sroce_dp_claim_home() */
 	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
+	qp->dp.placed_cpu = -1;
 	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
 	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dp_send_run",
@@ -791,6 +897,8 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_dp_cancel_work(qp);
 	sroce_dp_purge_rx(qp, SROCE_DP_SEND);
 	sroce_dp_purge_rx(qp, SROCE_DP_RESP);
+	if (qp->dev->send_homes)
+		sroce_dp_count_home(qp, -1);
 	sroce_resp_stop(qp);
 	sroce_req_cleanup(qp);
 	dst_cache_destroy(&qp->dst_cache);

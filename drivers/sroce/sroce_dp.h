@@ -67,8 +67,13 @@ enum sroce_dp_flag {
  * @home_cpu: each side's home (by enum sroce_dp_side), the only CPU it
  *	runs and sends from while that CPU is online, so that its packets
  *	stay in order (sroce_req_pkt.c "Packet order across CPUs"): the CPU
- *	it first sent from (sroce_dp_claim_home()), -1 until then.  Never
- *	changes once set.
+ *	it first sent from (sroce_dp_claim_home()), -1 until then.  The
+ *	responder's never changes once set; the send side's moves only
+ *	while every packet it sent is acknowledged (sroce_dp_place_send())
+ * @placed_cpu: the CPU whose count of placed send sides (struct
+ *	sroce_dev.send_homes) counts this QP's send side, the home its
+ *	doorbell placed it at (sroce_dp_place_send()); -1 when not counted
+ *	(kernel, UC and UD QPs)
  * @resp_work: the responder's work item (qp->work is the send side's)
  * @hop_work: queues a side's work again at its home, for a work that ran
  *	elsewhere (queued before the side had a home): a work requeued
@@ -93,6 +98,7 @@ struct sroce_dp {
 	unsigned int rx_bytes[2];
 	struct hrtimer resp_timer;
 	int home_cpu[2];
+	int placed_cpu;
 	struct work_struct resp_work;
 	struct work_struct hop_work;
 	struct sroce_send send;
@@ -161,6 +167,11 @@ void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side);
  * Context: a run of @side, not migratable.
  */
 void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit tests it (sroce_dp_place). */
+void sroce_dp_place_send(struct sroce_qp *qp);
+#endif
+int sroce_dp_dev_init(struct sroce_dev *dev);
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);

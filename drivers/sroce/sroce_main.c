@@ -266,6 +266,7 @@ static void sroce_dev_release_fields(struct sroce_dev *dev)
 	xa_destroy(&dev->mr_xa);
 	xa_destroy(&dev->ah_xa);
 	sroce_cc_dev_fini(dev);
+	kfree(dev->send_homes);
 	dev_put(dev->ndev);
 }
 
@@ -445,6 +446,8 @@ static int sroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 	sroce_dev_init(dev, ndev);
 	err = sroce_cc_dev_init(dev);
+	if (!err)
+		err = sroce_dp_dev_init(dev);
 	if (err)
 		goto err_free;
 	rtnl_lock();
