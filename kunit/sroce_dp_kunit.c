@@ -342,16 +342,16 @@ static int sroce_dpk_cpu(int which, int here, int alt)
 	return which == HERE ? here : which == ALT ? alt : which;
 }
 
-/* A QPN whose second choice is a CPU other than @here. */
-static u32 sroce_dpk_qpn_away(int here, int *alt)
+/*
+ * The second choice of QPN @qpn posted to from @here: the online CPUs
+ * but @here, numbered, @here's place taken by the last.
+ */
+static int sroce_dpk_second(u32 qpn, int here)
 {
-	u32 qpn;
+	unsigned int n = num_online_cpus();
+	int alt = cpumask_nth(qpn % (n - 1), cpu_online_mask);
 
-	for (qpn = 2;; qpn++) {
-		*alt = cpumask_nth(qpn % num_online_cpus(), cpu_online_mask);
-		if (*alt != here)
-			return qpn;
-	}
+	return alt == here ? cpumask_nth(n - 1, cpu_online_mask) : alt;
 }
 
 static void sroce_dpk_place_test(struct kunit *test)
@@ -375,7 +375,9 @@ static void sroce_dpk_place_test(struct kunit *test)
 		migrate_enable();
 		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
 	}
-	qp->ibqp.qp_num = sroce_dpk_qpn_away(here, &alt);
+	qp->ibqp.qp_num = 7;
+	alt = sroce_dpk_second(qp->ibqp.qp_num, here);
+	KUNIT_ASSERT_NE(test, alt, here);
 	home = sroce_dpk_cpu(c->home, here, alt);
 	qp->dp.home_cpu[SROCE_DP_SEND] = home;
 	/* counted where it is, as an earlier placement left it */

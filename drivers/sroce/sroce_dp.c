@@ -34,9 +34,10 @@
  * the CPU it first sent from, where its runs happen anyway: the send
  * side's the one that posts, the responder's the one the requests arrive
  * on (loopback and veth deliver on the CPU that sent them), so a pair of
- * QPs keeps each direction on one CPU without a wake-up.  A send side
- * with nothing unacknowledged is placed again at each doorbell, which
- * spreads busy QPs over CPUs ("Spreading send sides" below).
+ * QPs keeps each direction on one CPU without a wake-up.  A user RC
+ * send side is placed by its first doorbell, and again by one after it
+ * sat idle with everything acknowledged, which spreads the QPs of one
+ * thread over CPUs ("Spreading send sides over CPUs" below).
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
@@ -87,6 +88,8 @@
 static bool sroce_dp_run_send(struct sroce_qp *qp, int budget);
 static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget);
 static bool sroce_dp_stopped(const struct sroce_qp *qp);
+static void sroce_dp_hop(struct sroce_qp *qp, enum sroce_dp_side side);
+static void sroce_dp_count_home(struct sroce_qp *qp, int cpu);
 
 /**
  * sroce_dp_schedule() - make sure one side's work runs soon, at home
@@ -120,15 +123,20 @@ void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side)
  *
  * The first time a side sends, this CPU becomes its home (struct
  * sroce_dp.home_cpu): for the send side the CPU that posts, for the
- * responder the one its requests arrive on.
+ * responder the one its requests arrive on.  A user RC send side that no
+ * doorbell placed (a run took it first) is counted there as if placed.
  * Context: a run of @side, not migratable.
  */
 void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
 {
 	int *home = &qp->dp.home_cpu[side];
+	int cpu = raw_smp_processor_id();
 
-	if (unlikely(READ_ONCE(*home) < 0))
-		cmpxchg(home, -1, raw_smp_processor_id());
+	if (likely(READ_ONCE(*home) >= 0) || cmpxchg(home, -1, cpu) != -1)
+		return;
+	if (side == SROCE_DP_SEND && qp->dev->send_homes && qp->is_user &&
+	    sroce_qpt_reliable(qp->type))
+		sroce_dp_count_home(qp, cpu);
 }
 
 /*
@@ -140,13 +148,16 @@ void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
  * doorbells: at the first, and after it sat quiescent (every packet it
  * sent acknowledged) for SROCE_DP_PLACE_IDLE, it goes to the posting
  * CPU, unless that CPU is home to more of the device's placed send sides
- * than a second choice picked by QPN (two random choices, without the
- * randomness: consecutive QPs alternate).  A QP in use stays put, so a
+ * than a second choice, another online CPU picked by QPN (two random
+ * choices, with the QPN for the draw).  A QP in use stays put, so a
  * placement sticks while traffic flows.  Moving keeps packet order: an
  * ACK covers every request sent so far, so none can still wait in the
  * old CPU's queues (a resent duplicate can, and the responder answers it
- * as one).  UC and UD get no ACK and never move; kernel QPs, posted to
- * from every CPU a ULP runs on, keep the first CPU they send from.
+ * as one; after a reset, what the old connection left queued is dropped
+ * as such).  A run that was about to start at the old home finds the
+ * move once it owns RUNNING and hops (sroce_dp_kick()).  UC and UD get no
+ * ACK and never move; kernel QPs, posted to from every CPU a ULP runs
+ * on, keep the first CPU they send from.
  */
 #define SROCE_DP_PLACE_IDLE	(HZ / 100)
 
@@ -175,7 +186,10 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
 
 	if (n < 2)
 		return cpu;
-	alt = cpumask_nth(qp->ibqp.qp_num % n, cpu_online_mask);
+	/* the online CPUs but @cpu, numbered: @cpu's place goes to the last */
+	alt = cpumask_nth(qp->ibqp.qp_num % (n - 1), cpu_online_mask);
+	if (alt == cpu)
+		alt = cpumask_nth(n - 1, cpu_online_mask);
 	if (alt >= nr_cpu_ids || alt == cpu)
 		return cpu;
 	here = atomic_read(&homes[cpu]) - (placed == cpu);
@@ -264,6 +278,17 @@ static void sroce_dp_kick(struct sroce_qp *qp, enum sroce_dp_side side,
 	set_bit(kick, flags);
 	smp_mb__after_atomic();	/* KICK before reading RUNNING */
 	while (!test_and_set_bit_lock(running, flags)) {
+		/*
+		 * The caller found this CPU the side's home before it owned
+		 * RUNNING; a doorbell elsewhere may have moved the home since
+		 * (sroce_dp_place_send()).  The run is the home's to do.
+		 */
+		if (unlikely(!sroce_dp_at_home(qp, side)) &&
+		    !sroce_dp_stopped(qp)) {
+			clear_bit_unlock(running, flags);
+			sroce_dp_hop(qp, side);
+			return;
+		}
 		lock_map_acquire_try(&qp->dp.run_map[side]);
 		clear_bit(kick, flags);
 		smp_mb__after_atomic();	/* kicks from now on are seen below */
@@ -608,8 +633,9 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 }
 
 /*
- * A side's work ran away from the side's home: it was queued before the
- * side had one, or while it was offline.  Requeued from here it would run
+ * A side's work or run is away from the side's home: it was queued
+ * before the side had one, while it was offline, or before the send side
+ * moved (sroce_dp_place_send()).  Requeued from here it would run
  * here again (a work queued while it runs stays on its CPU), so
  * @hop_work, at the home, queues it there once this one has ended.
  */

@@ -52,7 +52,9 @@ enum sroce_dp_flag {
  *	sroce_dp_rx_kick() (RX softirq) and sroce_dp_doorbell() (post_send)
  *	take it
  *	with test_and_set_bit_lock(); whoever finds it taken sets the side's
- *	KICK instead, and the owner runs again before it leaves.  No one
+ *	KICK instead, and the owner runs again before it leaves (a doorbell
+ *	that takes it only to move the send side, sroce_dp_place_send(),
+ *	leaves the run to the kick or work that follows it).  No one
  *	spins, and runs in process context keep BH enabled, so a packet a
  *	run sends is normally delivered before the next one; each side
  *	sends from one CPU at a time (packet order: sroce_req_pkt.c).  Runs
@@ -73,11 +75,13 @@ enum sroce_dp_flag {
  * @placed_cpu: the CPU whose count of placed send sides (struct
  *	sroce_dev.send_homes) counts this QP's send side, the home its
  *	doorbell placed it at (sroce_dp_place_send()); -1 when not counted
- *	(kernel, UC and UD QPs)
+ *	(kernel, UC and UD QPs; a user RC one that a run claimed first is
+ *	counted by sroce_dp_claim_home())
  * @resp_work: the responder's work item (qp->work is the send side's)
- * @hop_work: queues a side's work again at its home, for a work that ran
- *	elsewhere (queued before the side had a home): a work requeued
- *	while it runs stays on its CPU
+ * @hop_work: queues a side's work again at its home, for a work or run
+ *	that found itself elsewhere (queued before the side had a home, or
+ *	before the send side moved): a work requeued while it runs stays on
+ *	its CPU
  * @send: send-side state: requester and completer (sroce_req.c,
  *	sroce_comp.c, sroce_retx.c), owned by the send side's RUNNING
  * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by

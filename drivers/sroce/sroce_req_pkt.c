@@ -407,7 +407,10 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
  * packets still wait there cannot be known: loopback orphans a packet
  * (runs its destructor) before it queues it to the backlog.  So each side
  * of a QP sends from one CPU, its home (struct sroce_dp.home_cpu), as a
- * NIC keeps a QP on one send queue: sroce_dp.c runs it nowhere else.
+ * NIC keeps a QP on one send queue: sroce_dp.c runs it nowhere else.  An
+ * RC send side's home moves only while every packet it sent is
+ * acknowledged, so none of them can still be queued on the old one
+ * (sroce_dp.c "Spreading send sides over CPUs").
  *
  * Each packet in flight is counted until its destructor runs (as rdma_rxe
  * counts its in-flight skbs), for the backpressure wake-up and the

@@ -231,7 +231,9 @@ static inline void sroce_rtt_sample(struct sroce_rtt *r, u32 us)
 /**
  * sroce_rtt_rto_us() - retransmit timeout the RTT estimate warrants
  * @r: estimate
- * @gran_us: timer granularity (RFC 6298 G), the least RTO
+ * @gran_us: the least margin over SRTT (RFC 6298 G: the timer
+ *	granularity, or a larger floor, SROCE_REQ_RTO_MIN_US), also the
+ *	least RTO
  * @max_us: the QP's local ACK timeout (IBTA 9.7.6.1.3: 4.096 us *
  *	2^timeout); 0 when it is infinite
  * @backoff: timeouts in a row without progress: the RTO doubles for each
