@@ -82,7 +82,7 @@ echo 1 >"$PARAM"
 
 # spread: the send CPUs of the QPs of one ib_write_bw -q 4 (loopback on)
 spread() {
-	local qps=/tmp/t-11-qps nak0 nak cpus
+	local qps=/tmp/t-11-qps nak0 nak cpus sampler
 	if (($(nproc) < 2)); then
 		skip t-11/spread "one vCPU"
 		return
@@ -90,9 +90,10 @@ spread() {
 	rm -f "$qps"
 	nak0=$(hw seq_nak_sent)
 	(sleep 4; in_ns A "$RDMA" -dd resource show qp >"$qps" 2>&1) &
+	sampler=$!
 	run_pair t-11/spread/ib_write_bw-q4 A sroce0 "$A_IP4" A sroce0 "$A_IP4" \
 		ib_write_bw -q 4 -s 65536 -D 6
-	wait
+	wait "$sampler"
 	nak=$(($(hw seq_nak_sent) - nak0))
 	cpus=$(awk '$1 == "link" { for (i = 1; i < NF; i++)
 		if ($i == "drv_send_cpu" && $(i + 1) != 4294967295) print $(i + 1) }' "$qps" | sort -u | xargs)

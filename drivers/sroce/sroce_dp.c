@@ -90,6 +90,7 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget);
 static bool sroce_dp_stopped(const struct sroce_qp *qp);
 static void sroce_dp_hop(struct sroce_qp *qp, enum sroce_dp_side side);
 static void sroce_dp_count_home(struct sroce_qp *qp, int cpu);
+static bool sroce_dp_spreads(const struct sroce_qp *qp);
 
 /**
  * sroce_dp_schedule() - make sure one side's work runs soon, at home
@@ -134,8 +135,7 @@ void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
 
 	if (likely(READ_ONCE(*home) >= 0) || cmpxchg(home, -1, cpu) != -1)
 		return;
-	if (side == SROCE_DP_SEND && qp->dev->send_homes && qp->is_user &&
-	    sroce_qpt_reliable(qp->type))
+	if (side == SROCE_DP_SEND && sroce_dp_spreads(qp))
 		sroce_dp_count_home(qp, cpu);
 }
 
@@ -160,6 +160,13 @@ void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
  * on, keep the first CPU they send from.
  */
 #define SROCE_DP_PLACE_IDLE	(HZ / 100)
+
+/* Is @qp's send side one that is placed and counted (a user RC one)? */
+static bool sroce_dp_spreads(const struct sroce_qp *qp)
+{
+	return qp->dev->send_homes && qp->is_user &&
+	       sroce_qpt_reliable(qp->type);
+}
 
 /* Count @qp's send side at @cpu (-1: nowhere) instead of where it was. */
 static void sroce_dp_count_home(struct sroce_qp *qp, int cpu)
@@ -209,8 +216,7 @@ VISIBLE_IF_KUNIT void sroce_dp_place_send(struct sroce_qp *qp)
 	unsigned long *flags = &qp->dp.flags;
 	int want, home = READ_ONCE(qp->dp.home_cpu[SROCE_DP_SEND]);
 
-	if (!qp->dev->send_homes || !qp->is_user ||
-	    !sroce_qpt_reliable(qp->type))
+	if (!sroce_dp_spreads(qp))
 		return;
 	/* in use (or not acknowledged) lately: stays */
 	if (home >= 0 && time_before(jiffies, READ_ONCE(snd->last_progress) +
@@ -923,8 +929,7 @@ void sroce_dp_stop(struct sroce_qp *qp)
 	sroce_dp_cancel_work(qp);
 	sroce_dp_purge_rx(qp, SROCE_DP_SEND);
 	sroce_dp_purge_rx(qp, SROCE_DP_RESP);
-	if (qp->dev->send_homes)
-		sroce_dp_count_home(qp, -1);
+	sroce_dp_count_home(qp, -1);	/* counted only where it spreads */
 	sroce_resp_stop(qp);
 	sroce_req_cleanup(qp);
 	dst_cache_destroy(&qp->dst_cache);
