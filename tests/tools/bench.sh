@@ -56,7 +56,8 @@
 # BENCH_RETRIES (4), BENCH_TSC_CLOCK (1; 0: no /add/tscclock.so),
 # BENCH_SCENARIOS ("base"; "compare" with BENCH_COMPARE=1; "congestion": see
 # the hook below; "kernel": fio over NVMe/RDMA, see scenario_kernel;
-# "sweep": bandwidth and latency over message sizes, see scenario_sweep),
+# "sweep": bandwidth and latency over message sizes, see scenario_sweep;
+# "profile": where the CPU time goes, see scenario_profile),
 # BENCH_FIO_RUNTIME (10 s per fio job).
 # run from tests/, where lib.sh and the test programs (bin/) are
 # shellcheck source-path=SCRIPTDIR/..
@@ -294,7 +295,9 @@ prog_args() {
 # be "-": not run); the sides are 6-word arrays named by SIDE_*.
 round() {
 	local topo=$1 mtu=$2 la=$3 lb=$5 prog q kind args=() qargs
-	local -n sa=$4 sb=$6
+	# a side "-" is not run, and a name reference to "-" is an error
+	[[ $la == - ]] || local -n sa=$4
+	[[ $lb == - ]] || local -n sb=$6
 	for prog in $BENCH_TESTS; do
 		prog_args "$prog"
 		[[ $la == - ]] || bench_run "$topo/mtu$mtu/$prog" "$kind" "$la" "${sa[@]}" "$prog" "${args[@]}"
@@ -567,6 +570,77 @@ scenario_kernel() {
 		for which in "${order[@]}"; do kernel_run "$which"; done
 	done
 	"$MODPROBE" rdma_rxe   # what the later scenarios expect
+}
+
+# ---- profile -----------------------------------------------------------------
+
+# scenario_profile: where the CPU time goes, by symbol. At the first MTU of
+# BENCH_MTUS: ib_write_bw (64 KiB, -D BENCH_DURATION) and ib_write_lat
+# (2 B, BENCH_PROF_LAT_ITERS round trips) on one device (sroce, then
+# rdma_rxe) and over the veth (sroce <-> sroce), each under a system-wide
+# sampling profile of the steady state: perf record -a -g -e cpu-clock -F
+# BENCH_PROF_HZ (default 1999), from 2 s after the pair starts, for
+# BENCH_DURATION - 1 s. Printed per run: the samples' shares by where the
+# code lives (idle, sroce, rdma_rxe, the rest of the kernel, user space:
+# profile_shares), then the BENCH_PROF_TOP (default 25) symbols with the
+# most self time, idle left out, each with its share of all samples; the
+# report with call chains goes to the log.
+# scripts/bench --scenario profile puts the host's perf, with the shared
+# libraries it needs, in /add/perf.
+perf_cmd() { LD_LIBRARY_PATH=/add/perf/lib /add/perf/perf "$@"; }
+
+# profile_run NAME KIND SIDE PROG ARGS...: one bench_run under the profile.
+profile_run() {
+	local name=$1 kind=$2 data=$LOG_DIR/profile.data ppid
+	local -n side=$3
+	shift 3
+	rm -f "$data"
+	(sleep 2 && perf_cmd record -q -a -g -e cpu-clock -F "${BENCH_PROF_HZ:-1999}" \
+		-o "$data" -- sleep "$((BENCH_DURATION > 2 ? BENCH_DURATION - 1 : 1))") >"$LOG_DIR/profile.err" 2>&1 &
+	ppid=$!
+	bench_run "profile/$name" "$kind" "${name%%/*}" "${side[@]}" "$@"
+	wait "$ppid"
+	if [[ ! -s $data ]]; then
+		note "FAILED profile $name: $(tail -n 2 "$LOG_DIR/profile.err" | tr '\n' ' ')"
+		failures=$((failures + 1))
+		return 1
+	fi
+	echo "| ==== profile $name: perf report --no-children"
+	perf_cmd report -i "$data" --stdio --no-children --percent-limit 0.5 2>&1 | raw
+	perf_cmd report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
+		awk '/^ *[0-9.]+%/ { sub(/%/, "", $1); print $1, $NF }' >"$LOG_DIR/profile.syms"
+	note "profile $name: $(profile_shares "$LOG_DIR/profile.syms")"
+	awk -v top="${BENCH_PROF_TOP:-25}" -v idle="$PROFILE_IDLE" \
+		'$2 !~ idle && n < top { n++; printf "%6.2f%%  %s\n", $1, $2 }' "$LOG_DIR/profile.syms" |
+		sed "s|^|bench: profile $name:  |"
+}
+
+# profile_shares SYMS: the samples' shares ("PERCENT SYMBOL" lines) by
+# where the symbol lives: idle, sroce, rdma_rxe, the rest of the kernel
+# (its other modules included), user space (symbols not in kallsyms).
+PROFILE_IDLE='^(native_safe_halt|default_idle|amd_e400_idle|mwait_idle|intel_idle|cpu_idle_poll|acpi_idle_do_entry|pv_native_safe_halt)$'
+profile_shares() {
+	awk -v idle="$PROFILE_IDLE" 'NR == FNR { m[$3] = NF > 3 ? $4 : "[kernel]"; next }
+		{ w = $2 ~ idle ? "idle" : ($2 in m) ? m[$2] : "user"
+		  if (w != "idle" && w != "[sroce]" && w != "[rdma_rxe]" && w != "user") w = "kernel"
+		  s[w] += $1 }
+		END { for (w in s) printf "%s %.1f%%  ", w, s[w] }' /proc/kallsyms "$1"
+}
+
+scenario_profile() {
+	local mtu=${BENCH_MTUS%% *} out
+	[[ -x /add/perf/perf ]] || { note "FAILED scenario profile: no /add/perf/perf (scripts/bench --scenario profile)"; failures=$((failures + 1)); return 1; }
+	if ! out=$(setup_all "$mtu" 2>&1); then
+		note "FAILED setup at MTU $mtu: $out"
+		failures=$((failures + 1))
+		return 1
+	fi
+	local lat=(-s "$LAT_SIZE" -n "${BENCH_PROF_LAT_ITERS:-100000}") bw=(-s "$BW_SIZE" -D "$BENCH_DURATION" -f "$BENCH_MARGIN")
+	profile_run sroce/od/ib_write_bw bw OD_SROCE ib_write_bw "${bw[@]}"
+	profile_run rxe/od/ib_write_bw bw OD_RXE ib_write_bw "${bw[@]}"
+	profile_run sroce/veth/ib_write_bw bw VE_SROCE ib_write_bw "${bw[@]}"
+	profile_run sroce/od/ib_write_lat lat OD_SROCE ib_write_lat "${lat[@]}"
+	profile_run rxe/od/ib_write_lat lat OD_RXE ib_write_lat "${lat[@]}"
 }
 
 # scenario_memory: module size and kernel memory per QP (always run).
