@@ -15,11 +15,19 @@
  *	quiescent, at the posting CPU, or at the QPN's second choice when
  *	that is home to fewer placed send sides; one in use, with packets
  *	unacknowledged, UD or a kernel QP's stays.
+ * sroce_dp_place_resp: a request of a transfer of several packets (FIRST,
+ *	MIDDLE, a READ of more than 4 KiB) places a responder that never
+ *	sent on the second choice (a remote peer's: ties too), and moves one
+ *	whose peer is on the same device there when that CPU is home to
+ *	fewer placed send sides; a single-packet request brings the latter
+ *	back once idle; a responder that sent to a remote peer, kernel and
+ *	UD QPs' stay.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
 #include <linux/skbuff.h>
 #include <linux/netdevice.h>
+#include <rdma/ib_pack.h>
 
 #include "sroce.h"
 #include "sroce_net.h"
@@ -410,5 +418,153 @@ static struct kunit_suite sroce_dpk_place_suite = {
 	.test_cases = sroce_dpk_place_test_cases,
 };
 
+/* ---- sroce_dp_place_resp ---- */
+
+struct sroce_dpk_resp_case {
+	const char *name;
+	u8 opcode;		/* the request's */
+	u32 read_len;		/* its RETH DMA length (READ) */
+	bool bulk;		/* expected of sroce_dp_bulk_req() */
+	enum ib_qp_type type;
+	bool kernel;		/* a kernel QP (not is_user) */
+	bool remote;		/* the request came from another device */
+	int home;		/* HERE, ALT or -1 */
+	bool recent;		/* a responder run in the last jiffy */
+	int homes_here;		/* placed send sides here */
+	int homes_alt;		/* on the QPN's second choice */
+	int want;		/* expected home: HERE, ALT or -1 */
+	u64 moves;		/* expected resp_moves */
+};
+
+static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
+	{ .name = "write_first_moves_off_the_requester",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .want = ALT,
+	  .moves = 1 },
+	{ .name = "send_middle_moves_off_a_crowded_cpu",
+	  .opcode = IB_OPCODE_RC_SEND_MIDDLE, .bulk = true,
+	  .type = IB_QPT_RC, .home = HERE, .recent = true, .homes_here = 3,
+	  .homes_alt = 1, .want = ALT, .moves = 1 },
+	{ .name = "long_read_moves",
+	  .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST, .read_len = 65536,
+	  .bulk = true, .type = IB_QPT_RC, .home = -1, .homes_here = 1,
+	  .want = ALT, .moves = 1 },
+	{ .name = "equal_counts_stay",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .homes_alt = 1,
+	  .want = -1 },
+	{ .name = "away_already_stays",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_MIDDLE, .bulk = true,
+	  .type = IB_QPT_RC, .home = ALT, .recent = true, .homes_here = 1,
+	  .want = ALT },
+	{ .name = "write_only_stays_here",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_ONLY, .type = IB_QPT_RC,
+	  .home = -1, .homes_here = 1, .want = -1 },
+	{ .name = "short_read_stays_here",
+	  .opcode = IB_OPCODE_RC_RDMA_READ_REQUEST, .read_len = 4096,
+	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .want = -1 },
+	{ .name = "last_while_busy_stays_away",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_LAST, .type = IB_QPT_RC,
+	  .home = ALT, .recent = true, .homes_here = 1, .want = ALT },
+	{ .name = "single_after_idle_comes_back",
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC, .home = ALT,
+	  .homes_here = 1, .want = HERE, .moves = 1 },
+	{ .name = "atomic_stays",
+	  .opcode = IB_OPCODE_RC_COMPARE_SWAP, .type = IB_QPT_RC,
+	  .home = HERE, .homes_here = 1, .want = HERE },
+	{ .name = "kernel_qp_stays",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .kernel = true, .home = -1, .homes_here = 1,
+	  .want = -1 },
+	{ .name = "remote_first_bulk_takes_the_second_choice",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = -1, .want = ALT,
+	  .moves = 1 },
+	{ .name = "remote_first_bulk_avoids_a_crowded_cpu",
+	  .opcode = IB_OPCODE_RC_SEND_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = -1, .homes_alt = 1,
+	  .want = -1 },
+	{ .name = "remote_single_stays_unplaced",
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
+	  .remote = true, .home = -1, .want = -1 },
+	{ .name = "remote_sent_before_stays",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = HERE, .homes_here = 1,
+	  .want = HERE },
+	{ .name = "remote_idle_does_not_come_back",
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
+	  .remote = true, .home = ALT, .want = ALT },
+	{ .name = "ud_stays",
+	  .opcode = IB_OPCODE_UD_SEND_ONLY, .type = IB_QPT_UD, .home = HERE,
+	  .homes_here = 1, .want = HERE },
+};
+
+static void sroce_dpk_resp_desc(const struct sroce_dpk_resp_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_resp, sroce_dpk_resp_cases, sroce_dpk_resp_desc);
+
+static void sroce_dpk_resp_test(struct kunit *test)
+{
+	const struct sroce_dpk_resp_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sroce_dev *dev = qp->dev;
+	u8 hdr[64] = {};
+	struct sroce_pkt_info pkt = {
+		.hdr = hdr,
+		.opcode = c->opcode,
+		.mask = sroce_opcode[c->opcode].mask,
+		.local = !c->remote,
+	};
+	struct sroce_reth *reth = (void *)(hdr +
+			sroce_opcode[c->opcode].offset[SROCE_HDR_RETH]);
+	int here, alt;
+
+	if (pkt.mask & SROCE_MASK_RETH)
+		reth->len = cpu_to_be32(c->read_len);
+	KUNIT_EXPECT_EQ(test, sroce_dp_bulk_req(&pkt), c->bulk);
+
+	dev->send_homes = kunit_kcalloc(test, nr_cpu_ids,
+					sizeof(*dev->send_homes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev->send_homes);
+	qp->type = c->type;
+	qp->is_user = !c->kernel;
+	qp->dp.placed_cpu = -1;
+	qp->dp.resp_last = c->recent ? jiffies : jiffies - HZ;
+	migrate_disable();
+	here = raw_smp_processor_id();
+	if (num_online_cpus() < 2) {
+		migrate_enable();
+		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
+	}
+	qp->ibqp.qp_num = 9;
+	alt = sroce_dpk_second(qp->ibqp.qp_num, here);
+	qp->dp.home_cpu[SROCE_DP_RESP] = sroce_dpk_cpu(c->home, here, alt);
+	atomic_set(&dev->send_homes[here], c->homes_here);
+	atomic_set(&dev->send_homes[alt], c->homes_alt);
+	sroce_dp_place_resp(qp, sroce_dp_bulk_req(&pkt), pkt.local);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_RESP],
+			sroce_dpk_cpu(c->want, here, alt));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&dev->counters[SROCE_CNT_RESP_MOVES]),
+			c->moves);
+	/* the send side is not touched */
+	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_SEND], -1);
+}
+
+static struct kunit_case sroce_dpk_resp_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_resp_test, sroce_dpk_resp_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_resp_suite = {
+	.name = "sroce_dp_place_resp",
+	.test_cases = sroce_dpk_resp_test_cases,
+};
+
 kunit_test_suites(&sroce_dpk_backlog_suite, &sroce_dpk_xmit_suite,
-		  &sroce_dpk_busy_suite, &sroce_dpk_place_suite);
+		  &sroce_dpk_busy_suite, &sroce_dpk_place_suite,
+		  &sroce_dpk_resp_suite);

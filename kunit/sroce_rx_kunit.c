@@ -95,6 +95,7 @@ struct sroce_rx_case {
 	u8 tos;			/* IPv4 TOS / IPv6 traffic class */
 	enum sroce_rx_spoil spoil;
 	u8 state;		/* QPS(IB_QPS_*) of the RC QP; 0: RTS */
+	bool local;		/* handed over by the device itself */
 	int drop;		/* OK (-1) accepted, else SROCE_CNT_RX_DROP_* */
 };
 
@@ -178,6 +179,18 @@ static const struct sroce_rx_case sroce_rx_cases[] = {
 	  .opcode = IB_OPCODE_RC_ACKNOWLEDGE, .qpn = SROCE_RX_QPN_RC,
 	  .pkey = FULL, .spoil = SROCE_RX_ICRC,
 	  .drop = SROCE_CNT_RX_DROP_ICRC },
+	/* loopback carries no ICRC: not checked, every other check is */
+	{ .name = "local_icrc_not_checked", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_ICRC, .local = true, .drop = OK },
+	{ .name = "local_udp_len_short", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .spoil = SROCE_RX_UDP_SHORT, .local = true,
+	  .drop = SROCE_CNT_RX_DROP_MALFORMED },
+	{ .name = "local_qp_state_checked", .opcode = IB_OPCODE_RC_SEND_ONLY,
+	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
+	  .state = QPS(IB_QPS_INIT), .local = true,
+	  .drop = SROCE_CNT_RX_DROP_STATE },
 	{ .name = "udp_len_long", .opcode = IB_OPCODE_RC_SEND_ONLY,
 	  .qpn = SROCE_RX_QPN_RC, .pkey = FULL, .payload = 16,
 	  .spoil = SROCE_RX_UDP_LEN, .drop = SROCE_CNT_RX_DROP_MALFORMED },
@@ -578,7 +591,7 @@ static void sroce_rx_test(struct kunit *test)
 		sroce_rx_make_paged(test, skb, sizeof(struct udphdr) + 4);
 
 	rcu_read_lock();
-	err = sroce_recv_check(ctx->dev, skb, &drop);
+	err = sroce_recv_check(ctx->dev, skb, c->local, &drop);
 	rcu_read_unlock();
 
 	if (c->drop >= 0) {
@@ -595,6 +608,7 @@ static void sroce_rx_test(struct kunit *test)
 		return;
 	}
 	pkt = SROCE_PKT(skb);
+	KUNIT_EXPECT_EQ(test, pkt->local, c->local);
 	if (c->qpn == IB_MULTICAST_QPN)
 		KUNIT_EXPECT_NULL(test, pkt->qp);
 	else

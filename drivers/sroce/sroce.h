@@ -205,6 +205,7 @@ enum sroce_counter {
 	SROCE_CNT_LOOPBACK_PKTS,	/* sent straight to the own receive path */
 	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
 	SROCE_CNT_SEND_MOVES,		/* send sides placed on another CPU */
+	SROCE_CNT_RESP_MOVES,		/* local peers' responders moved */
 	SROCE_NUM_COUNTERS
 };
 

@@ -180,11 +180,12 @@ static void sroce_dp_count_home(struct sroce_qp *qp, int cpu)
 }
 
 /*
- * Where a send side should be placed, posted to from @cpu: there, unless
- * the QPN's second choice is home to fewer placed send sides (@qp itself
- * not counted).
+ * Where a side should be placed, posted to (or its requests received) on
+ * @cpu: there, unless the QPN's second choice is home to fewer placed send
+ * sides (@qp's own not counted), or as few and @ties_away.
  */
-static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
+static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu,
+			      bool ties_away)
 {
 	atomic_t *homes = qp->dev->send_homes;
 	unsigned int n = num_online_cpus();
@@ -201,7 +202,7 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
 		return cpu;
 	here = atomic_read(&homes[cpu]) - (placed == cpu);
 	there = atomic_read(&homes[alt]) - (placed == alt);
-	return there < here ? alt : cpu;
+	return there < here || (ties_away && there == here) ? alt : cpu;
 }
 
 /*
@@ -222,7 +223,7 @@ VISIBLE_IF_KUNIT void sroce_dp_place_send(struct sroce_qp *qp)
 	if (home >= 0 && time_before(jiffies, READ_ONCE(snd->last_progress) +
 				     SROCE_DP_PLACE_IDLE))
 		return;
-	want = sroce_dp_pick_home(qp, raw_smp_processor_id());
+	want = sroce_dp_pick_home(qp, raw_smp_processor_id(), false);
 	if ((want == home && READ_ONCE(qp->dp.placed_cpu) == home) ||
 	    test_and_set_bit_lock(SROCE_DP_RUNNING, flags))
 		return;
@@ -238,6 +239,78 @@ VISIBLE_IF_KUNIT void sroce_dp_place_send(struct sroce_qp *qp)
 	clear_bit_unlock(SROCE_DP_RUNNING, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
+
+/*
+ * Placing a responder.  Requests arrive on the CPU that sent them
+ * (loopback hands them over inside the sender's run; veth delivers on
+ * the sending CPU), so a responder that runs where they arrive places
+ * the data on the requester's CPU, packet after packet, while another
+ * CPU may idle: one QP's transfer would use one CPU.  So a request that
+ * is part of a transfer of several packets (a FIRST or MIDDLE packet, or
+ * a READ of more than SROCE_DP_BULK_READ bytes) places the responder on
+ * the QPN's second choice (sroce_dp_pick_home()), where it places data
+ * while the requester goes on building packets:
+ *   - a responder that never sent anything, whatever its peer: nothing
+ *     it sent can wait in a CPU's queue, so the place keeps its packets
+ *     in order.  With a peer on another device, the arrival CPU is busy
+ *     with that peer's requester, which this device does not count: the
+ *     second choice wins ties.
+ *   - a responder whose peer is on the same device (the request came
+ *     by loopback, SROCE_PKT()->local), also when it sent before: its
+ *     packets go by loopback too, within its run, and wait in no CPU's
+ *     queue.  It moves when the second choice is home to fewer of the
+ *     device's placed send sides (the local requester's included); a
+ *     single-packet request after SROCE_DP_PLACE_IDLE without a
+ *     responder run brings it back, so a ping-pong needs no wake-up.
+ * A responder that sent to a peer elsewhere stays where it is.  User RC
+ * QPs only (sroce_dp_spreads()).
+ */
+#define SROCE_DP_BULK_READ	4096
+
+/* Is this request part of a transfer of several packets? */
+VISIBLE_IF_KUNIT bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt)
+{
+	const struct sroce_reth *reth;
+
+	if (!(pkt->mask & SROCE_MASK_END))
+		return true;
+	if (!(pkt->mask & SROCE_MASK_READ))
+		return false;
+	reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
+	return be32_to_cpu(reth->len) > SROCE_DP_BULK_READ;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
+
+/*
+ * Place the responder of @qp for a request that arrived on this CPU (see
+ * above); @local: from a QP of the same device.
+ */
+VISIBLE_IF_KUNIT void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk,
+					  bool local)
+{
+	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
+	int was = READ_ONCE(*home), cpu = raw_smp_processor_id(), want;
+
+	if (!sroce_dp_spreads(qp))
+		return;
+	if (bulk) {
+		/* away already, or sent to a peer elsewhere */
+		if (was >= 0 && (was != cpu || !local))
+			return;
+		want = sroce_dp_pick_home(qp, cpu, !local);
+	} else {
+		if (!local || was < 0 || was == cpu ||
+		    time_before(jiffies, READ_ONCE(qp->dp.resp_last) +
+				SROCE_DP_PLACE_IDLE))
+			return;
+		want = cpu;
+	}
+	if (want == cpu && was < 0)
+		return;			/* the first packet it sends claims it */
+	if (want != was && cmpxchg(home, was, want) == was)
+		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_MOVES);
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
 
 /**
  * sroce_dp_dev_init() - set up a device's count of placed send sides
@@ -355,9 +428,14 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 {
 	struct sk_buff_head *q = sroce_dp_rx_q(qp, side);
 	unsigned int *bytes = &qp->dp.rx_bytes[side];
-	bool was_empty, full;
+	bool was_empty, full, local = false, bulk = false;
 	unsigned long flags;
 
+	/* read before it is queued: a run elsewhere may take it at once */
+	if (side == SROCE_DP_RESP) {
+		local = SROCE_PKT(skb)->local;
+		bulk = sroce_dp_bulk_req(SROCE_PKT(skb));
+	}
 	spin_lock_irqsave(&q->lock, flags);
 	was_empty = skb_queue_empty(q);
 	full = skb_queue_len(q) >= SROCE_DP_RX_MAX_PKTS ||
@@ -378,6 +456,8 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 		return;
 	/* the run drops the packet's reference: keep the QP alive across it */
 	sroce_qp_get(qp);
+	if (side == SROCE_DP_RESP)
+		sroce_dp_place_resp(qp, bulk, local);
 	sroce_dp_rx_kick(qp, side);
 	sroce_qp_put(qp);
 }
@@ -624,6 +704,7 @@ static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget)
 		sroce_dp_purge_rx(qp, SROCE_DP_RESP);
 		return false;
 	}
+	WRITE_ONCE(qp->dp.resp_last, jiffies);
 	more = sroce_dp_rx_resp(qp, budget);
 	if (sroce_resp_run(qp)) {
 		/* pushed back: retry after a pause, not in a hot loop */
@@ -765,6 +846,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	qp->dp.home_cpu[SROCE_DP_SEND] = -1;	/* sroce_dp_claim_home() */
 	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	qp->dp.placed_cpu = -1;
+	qp->dp.resp_last = jiffies;
 	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
 	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dp_send_run",

@@ -70,8 +70,11 @@ enum sroce_dp_flag {
  *	runs and sends from while that CPU is online, so that its packets
  *	stay in order (sroce_req_pkt.c "Packet order across CPUs"): the CPU
  *	it first sent from (sroce_dp_claim_home()), -1 until then.  The
- *	responder's never changes once set; the send side's moves only
- *	while every packet it sent is acknowledged (sroce_dp_place_send())
+ *	send side's moves only while every packet it sent is acknowledged
+ *	(sroce_dp_place_send()); the responder's is placed by its requests
+ *	before it sends, and moves later only when its peer is on the same
+ *	device, whose packets wait in no CPU's queue (sroce_dp_place_resp())
+ * @resp_last: jiffies of the responder's last run
  * @placed_cpu: the CPU whose count of placed send sides (struct
  *	sroce_dev.send_homes) counts this QP's send side, the home its
  *	doorbell placed it at (sroce_dp_place_send()); -1 when not counted
@@ -102,6 +105,7 @@ struct sroce_dp {
 	unsigned int rx_bytes[2];
 	struct hrtimer resp_timer;
 	int home_cpu[2];
+	unsigned long resp_last;
 	int placed_cpu;
 	struct work_struct resp_work;
 	struct work_struct hop_work;
@@ -172,8 +176,10 @@ void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side);
  */
 void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side);
 #if IS_ENABLED(CONFIG_KUNIT)
-/* Static unless KUnit tests it (sroce_dp_place). */
+/* Static unless KUnit tests them (sroce_dp_place). */
 void sroce_dp_place_send(struct sroce_qp *qp);
+void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local);
+bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt);
 #endif
 int sroce_dp_dev_init(struct sroce_dev *dev);
 

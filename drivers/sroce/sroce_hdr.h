@@ -224,6 +224,8 @@ bool sroce_wr_flags_ok(u32 opcode, u32 flags);
  * @ecn: ECN bits of the IP header (RX)
  * @port_num: 1
  * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @local: (RX) handed over by the device itself, from a QP of its own
+ *	(sroce_recv_skb_local()): never on a wire, so no ICRC was computed
  *
  * Must fit skb->cb (48 bytes).
  */
@@ -237,6 +239,7 @@ struct sroce_pkt_info {
 	u8 ecn;
 	u8 port_num;
 	u8 network_type;
+	u8 local;
 };
 
 #define SROCE_PKT(skb)	((struct sroce_pkt_info *)(skb)->cb)

@@ -786,11 +786,13 @@ static bool sroce_net_loop_ok(struct sroce_dev *dev, const struct sroce_av *av)
 }
 
 /*
- * Deliver an encapsulated packet, its ICRC in place, to @dev's own receive
- * path as the UDP tunnel would hand it over: skb->data at the UDP header,
- * network and transport headers set, the IPv4 header checksum filled.  It
- * goes through every check of a received packet (ICRC, P_Key, the QP
- * lookup and state, the path addresses) and the receive counters.  The
+ * Deliver an encapsulated packet to @dev's own receive path as the UDP
+ * tunnel would hand it over: skb->data at the UDP header, network and
+ * transport headers set, the IPv4 header checksum filled.  It goes
+ * through every check of a received packet but the ICRC, which guards a
+ * wire this packet never crosses (sroce_recv_skb_local(); the sender
+ * skipped it too): P_Key, the QP lookup and state, the path addresses,
+ * and the receive counters.  The
  * sender's destructor runs first, as when a netdev takes a packet.  The
  * receive path queues the packet for its QP (sroce_dp_rx_queue(), whose
  * bound drops and counts in rx_drop_backlog as a full NIC ring would) and
@@ -817,7 +819,7 @@ static int sroce_net_loop_xmit(struct sroce_dev *dev, struct sk_buff *skb)
 	sroce_counter_inc(dev, SROCE_CNT_LOOPBACK_PKTS);
 	local_bh_disable();
 	rcu_read_lock();
-	sroce_recv_skb(dev, skb);
+	sroce_recv_skb_local(dev, skb);
 	rcu_read_unlock();
 	local_bh_enable();
 	return 0;
@@ -856,7 +858,8 @@ static int sroce_net_ip_xmit(struct sroce_dev *dev, const struct sroce_av *av,
  *
  * Builds the UDP header (source port rdma_get_udp_sport() of the flow
  * label or the QPN pair, checksum 0) and the IPv4 (DF, TOS = traffic class
- * with sroce_cc_tos()) or IPv6 header, computes the ICRC last,
+ * with sroce_cc_tos()) or IPv6 header, computes the ICRC last (not for
+ * the device's own address: sroce_net_loop_xmit() below),
  * routes in the netdev's namespace with the netdev as output interface
  * and hands the packet to ip_local_out() / ip6_local_out().
  * skb->priority comes from sroce_cc_skb_priority().  A packet to an
@@ -920,11 +923,10 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	else
 		sroce_net_push_ip6(skb, av, tos);
 
-	icrc = cpu_to_le32(sroce_icrc_compute(skb, &pkt));
-	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
-
 	if (loop)
 		return sroce_net_loop_xmit(dev, skb);
+	icrc = cpu_to_le32(sroce_icrc_compute(skb, &pkt));
+	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
 	return sroce_net_ip_xmit(dev, av, dst, skb, pkt.opcode);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);

@@ -9,7 +9,10 @@
  *      on, the real device below a VLAN, or the owner of the address)
  *   2. the headers: UDP length, BTH, the opcode's whole header linear;
  *      TVer, pad and lengths (IBTA 9.2)
- *   3. the ICRC (annex A17.3.3) and the P_Key (RoCE: the default only)
+ *   3. the ICRC (annex A17.3.3) and the P_Key (RoCE: the default only);
+ *      a packet the device hands to itself (sroce_recv_skb_local()) never
+ *      crossed a wire and carries no ICRC: the sender skipped it, so does
+ *      this check
  *   4. the destination QP (its lookup takes a reference), the opcode's
  *      transport against the QP type, the QP state (IBTA 10.3.1), the IP
  *      addresses of a connected QP (its path only), the Q_Key of a
@@ -132,13 +135,14 @@ static u8 sroce_recv_ecn(const struct sk_buff *skb, u8 network_type)
 }
 
 /*
- * Steps 2 and 3: the packet's own checks, before any QP is looked at.
+ * Steps 2 and 3: the packet's own checks, before any QP is looked at;
+ * the ICRC only for a packet that came from a netdev (not @local).
  * Fills @skb's metadata but for pkt->qp.
  * Return: the opcode's entry, or NULL with @*drop set to the counter of
  * the reason.
  */
 static const struct sroce_opcode_info *
-sroce_recv_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
+sroce_recv_hdrs(struct sk_buff *skb, bool local, enum sroce_counter *drop)
 {
 	struct sroce_pkt_info *pkt = SROCE_PKT(skb);
 	const struct sroce_opcode_info *info;
@@ -164,9 +168,10 @@ sroce_recv_hdrs(struct sk_buff *skb, enum sroce_counter *drop)
 	pkt->ecn = sroce_recv_ecn(skb, network_type);
 	pkt->port_num = 1;
 	pkt->network_type = network_type;
+	pkt->local = local;
 
 	*drop = SROCE_CNT_RX_DROP_ICRC;
-	if (!sroce_recv_icrc_ok(skb, pkt))
+	if (!local && !sroce_recv_icrc_ok(skb, pkt))
 		return NULL;
 	*drop = SROCE_CNT_RX_DROP_PKEY;
 	if (!sroce_recv_pkey_ok(bth))
@@ -365,31 +370,28 @@ static bool sroce_recv_mcast_ok(const struct sroce_opcode_info *info,
 	return info->qpt == IB_QPT_UD && !(info->mask & SROCE_MASK_CNP);
 }
 
-/**
- * sroce_recv_check() - validate a received packet for a device
- * @dev: the device the packet is for
- * @skb: packet as the UDP tunnel hands it over: skb->data at the UDP
- *	header, the network and transport headers set
- * @drop: set to the rx_drop_* counter of the reason when the packet is
- *	dropped
- *
- * Steps 2 to 4 of the file comment.  On success skb->data is at the BTH,
- * the opcode's whole header is linear and SROCE_PKT(@skb) is filled, its
- * ->qp holding a reference the caller passes on or drops; ->qp is NULL for
- * a packet to a multicast group (sroce_mcast_rcv() finds its QPs).
+/*
+ * Validate a received packet for @dev: steps 2 to 4 of the file comment
+ * (the ICRC unless @local).  @skb is as the UDP tunnel hands it over:
+ * skb->data at the UDP header, the network and transport headers set.
+ * @drop is set to the rx_drop_* counter of the reason when the packet is
+ * dropped.  On success skb->data is at the BTH, the opcode's whole header
+ * is linear and SROCE_PKT(@skb) is filled, its ->qp holding a reference
+ * the caller passes on or drops; ->qp is NULL for a packet to a multicast
+ * group (sroce_mcast_rcv() finds its QPs).
  *
  * Context: softirq (or any), under rcu_read_lock().
  * Return: 0, or -EINVAL with @*drop set (no QP reference is held then).
  */
 VISIBLE_IF_KUNIT int sroce_recv_check(struct sroce_dev *dev,
-				      struct sk_buff *skb,
+				      struct sk_buff *skb, bool local,
 				      enum sroce_counter *drop)
 {
 	const struct sroce_opcode_info *info;
 	struct sroce_qp *qp;
 	u32 qpn;
 
-	info = sroce_recv_hdrs(skb, drop);
+	info = sroce_recv_hdrs(skb, local, drop);
 	if (!info)
 		return -EINVAL;
 
@@ -431,6 +433,24 @@ void sroce_rcv(struct sk_buff *skb)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
 
+static void __sroce_recv_skb(struct sroce_dev *dev, struct sk_buff *skb,
+			     bool local)
+{
+	enum sroce_counter drop;
+
+	if (sroce_recv_check(dev, skb, local, &drop)) {
+		sroce_counter_inc(dev, drop);
+		trace_sroce_drop(dev, drop);
+		kfree_skb(skb);
+		return;
+	}
+	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
+	if (!SROCE_PKT(skb)->qp)
+		sroce_mcast_rcv(dev, skb);
+	else if (!sroce_cc_rcv(dev, skb))
+		sroce_rcv(skb);
+}
+
 /**
  * sroce_recv_skb() - receive a RoCEv2 packet for a known device
  * @dev: the device the packet is for
@@ -442,26 +462,32 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_rcv);
  * control consume CNPs and answer CE marks (sroce_cc_rcv()), and queues
  * the rest for the destination QP's data path (a packet to a multicast
  * group for each QP attached to it, sroce_mcast_rcv()).  Consumes @skb.
- * sroce_udp_encap_rcv() calls it, and so does sroce_net_xmit() for a
- * packet to an address of the device's own netdev (loopback).
+ * sroce_udp_encap_rcv() calls it.
  *
  * Context: softirq or BH disabled, under rcu_read_lock().
  */
 void sroce_recv_skb(struct sroce_dev *dev, struct sk_buff *skb)
 {
-	enum sroce_counter drop;
+	__sroce_recv_skb(dev, skb, false);
+}
 
-	if (sroce_recv_check(dev, skb, &drop)) {
-		sroce_counter_inc(dev, drop);
-		trace_sroce_drop(dev, drop);
-		kfree_skb(skb);
-		return;
-	}
-	sroce_counter_inc(dev, SROCE_CNT_RCVD_PKTS);
-	if (!SROCE_PKT(skb)->qp)
-		sroce_mcast_rcv(dev, skb);
-	else if (!sroce_cc_rcv(dev, skb))
-		sroce_rcv(skb);
+/**
+ * sroce_recv_skb_local() - receive a packet the device sent to itself
+ * @dev: the device that sent it, to an address of its own netdev
+ * @skb: as for sroce_recv_skb(), built by sroce_net_xmit() without an
+ *	ICRC (the slot is there, zero)
+ *
+ * As sroce_recv_skb(), every check and counter included, but for the
+ * ICRC: it guards a packet on a wire (IBTA annex A17.3.3), and this one
+ * went from one of the device's QPs to another in memory, as rdma_rxe's
+ * loopback hands its packets over.  SROCE_PKT(@skb)->local tells the data
+ * path (sroce_dp_rx_queue()) that the QP's peer is on this device.
+ *
+ * Context: BH disabled, under rcu_read_lock() (sroce_net_xmit()).
+ */
+void sroce_recv_skb_local(struct sroce_dev *dev, struct sk_buff *skb)
+{
+	__sroce_recv_skb(dev, skb, true);
 }
 
 /**

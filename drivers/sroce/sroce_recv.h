@@ -18,6 +18,7 @@ struct sroce_qp;
 
 int sroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb);
 void sroce_recv_skb(struct sroce_dev *dev, struct sk_buff *skb);
+void sroce_recv_skb_local(struct sroce_dev *dev, struct sk_buff *skb);
 void sroce_recv_ip_addrs(const struct sk_buff *skb, u8 network_type,
 			 struct in6_addr *saddr, struct in6_addr *daddr);
 bool sroce_recv_qp_check(struct sroce_qp *qp, const struct sk_buff *skb,
@@ -26,7 +27,7 @@ void sroce_rcv(struct sk_buff *skb);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit tests them (sroce_rx, sroce_rx_addr, the engines). */
-int sroce_recv_check(struct sroce_dev *dev, struct sk_buff *skb,
+int sroce_recv_check(struct sroce_dev *dev, struct sk_buff *skb, bool local,
 		     enum sroce_counter *drop);
 bool sroce_recv_addr_ok(enum ib_qp_type type, const struct sroce_av *path,
 			const struct in6_addr *saddr,
