@@ -430,6 +430,7 @@ struct sroce_dpk_resp_case {
 	bool remote;		/* the request came from another device */
 	int home;		/* HERE, ALT or -1 */
 	bool recent;		/* a responder run in the last jiffy */
+	bool running;		/* a responder run in progress */
 	int homes_here;		/* placed send sides here */
 	int homes_alt;		/* on the QPN's second choice */
 	int want;		/* expected home: HERE, ALT or -1 */
@@ -494,6 +495,10 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	{ .name = "remote_idle_does_not_come_back",
 	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
 	  .remote = true, .home = ALT, .want = ALT },
+	{ .name = "run_in_progress_stays",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = -1, .running = true,
+	  .want = -1 },
 	{ .name = "ud_stays",
 	  .opcode = IB_OPCODE_UD_SEND_ONLY, .type = IB_QPT_UD, .home = HERE,
 	  .homes_here = 1, .want = HERE },
@@ -545,8 +550,13 @@ static void sroce_dpk_resp_test(struct kunit *test)
 	qp->dp.home_cpu[SROCE_DP_RESP] = sroce_dpk_cpu(c->home, here, alt);
 	atomic_set(&dev->send_homes[here], c->homes_here);
 	atomic_set(&dev->send_homes[alt], c->homes_alt);
+	if (c->running)
+		set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
 	sroce_dp_place_resp(qp, sroce_dp_bulk_req(&pkt), pkt.local);
 	migrate_enable();
+	/* the run's bit is the run's: taken and given back, or left alone */
+	KUNIT_EXPECT_EQ(test, test_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags),
+			c->running);
 	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_RESP],
 			sroce_dpk_cpu(c->want, here, alt));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&dev->counters[SROCE_CNT_RESP_MOVES]),

@@ -283,7 +283,10 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
 
 /*
  * Place the responder of @qp for a request that arrived on this CPU (see
- * above); @local: from a QP of the same device.
+ * above); @local: from a QP of the same device.  Owns RESP_RUNNING while
+ * it moves the home, as sroce_dp_place_send() owns RUNNING: a run that
+ * starts later checks its home once it owns the bit (sroce_dp_kick());
+ * while a run is in progress, the responder stays where it is.
  */
 VISIBLE_IF_KUNIT void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk,
 					  bool local)
@@ -305,10 +308,18 @@ VISIBLE_IF_KUNIT void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk,
 			return;
 		want = cpu;
 	}
-	if (want == cpu && was < 0)
+	if (want == was || (want == cpu && was < 0))
 		return;			/* the first packet it sends claims it */
-	if (want != was && cmpxchg(home, was, want) == was)
+	/* no run in progress may send from the old home meanwhile */
+	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
+		return;
+	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
+	if (READ_ONCE(*home) == was) {
+		WRITE_ONCE(*home, want);
 		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_MOVES);
+	}
+	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
+	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
 
