@@ -362,6 +362,31 @@ static int sroce_dpk_second(u32 qpn, int here)
 	return alt == here ? cpumask_nth(n - 1, cpu_online_mask) : alt;
 }
 
+/*
+ * The two CPUs of a placement case: this one (@here; the caller is not
+ * migratable until it calls migrate_enable()) and the second choice of
+ * QPN @qpn (@alt), with the device's counts of placed send sides, all 0.
+ * Skips the case on one CPU.
+ */
+static void sroce_dpk_cpus(struct kunit *test, struct sroce_qp *qp, u32 qpn,
+			   int *here, int *alt)
+{
+	struct sroce_dev *dev = qp->dev;
+
+	dev->send_homes = kunit_kcalloc(test, nr_cpu_ids,
+					sizeof(*dev->send_homes), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dev->send_homes);
+	migrate_disable();
+	*here = raw_smp_processor_id();
+	if (num_online_cpus() < 2) {
+		migrate_enable();
+		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
+	}
+	qp->ibqp.qp_num = qpn;
+	*alt = sroce_dpk_second(qpn, *here);
+	KUNIT_ASSERT_NE(test, *alt, *here);
+}
+
 static void sroce_dpk_place_test(struct kunit *test)
 {
 	const struct sroce_dpk_place_case *c = test->param_value;
@@ -370,22 +395,11 @@ static void sroce_dpk_place_test(struct kunit *test)
 	struct sroce_dev *dev = qp->dev;
 	int here, alt, home, want;
 
-	dev->send_homes = kunit_kcalloc(test, nr_cpu_ids,
-					sizeof(*dev->send_homes), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, dev->send_homes);
 	qp->type = c->type;
 	qp->is_user = !c->kernel;
 	snd->max_psn = c->outstanding ? 5 : 0;
 	snd->last_progress = c->recent ? jiffies : jiffies - HZ;
-	migrate_disable();
-	here = raw_smp_processor_id();
-	if (num_online_cpus() < 2) {
-		migrate_enable();
-		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
-	}
-	qp->ibqp.qp_num = 7;
-	alt = sroce_dpk_second(qp->ibqp.qp_num, here);
-	KUNIT_ASSERT_NE(test, alt, here);
+	sroce_dpk_cpus(test, qp, 7, &here, &alt);
 	home = sroce_dpk_cpu(c->home, here, alt);
 	qp->dp.home_cpu[SROCE_DP_SEND] = home;
 	/* counted where it is, as an earlier placement left it */
@@ -532,21 +546,11 @@ static void sroce_dpk_resp_test(struct kunit *test)
 		reth->len = cpu_to_be32(c->read_len);
 	KUNIT_EXPECT_EQ(test, sroce_dp_bulk_req(&pkt), c->bulk);
 
-	dev->send_homes = kunit_kcalloc(test, nr_cpu_ids,
-					sizeof(*dev->send_homes), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, dev->send_homes);
 	qp->type = c->type;
 	qp->is_user = !c->kernel;
 	qp->dp.placed_cpu = -1;
 	qp->dp.resp_last = c->recent ? jiffies : jiffies - HZ;
-	migrate_disable();
-	here = raw_smp_processor_id();
-	if (num_online_cpus() < 2) {
-		migrate_enable();
-		kunit_skip(test, "needs a second CPU (the debug kernel has two)");
-	}
-	qp->ibqp.qp_num = 9;
-	alt = sroce_dpk_second(qp->ibqp.qp_num, here);
+	sroce_dpk_cpus(test, qp, 9, &here, &alt);
 	qp->dp.home_cpu[SROCE_DP_RESP] = sroce_dpk_cpu(c->home, here, alt);
 	atomic_set(&dev->send_homes[here], c->homes_here);
 	atomic_set(&dev->send_homes[alt], c->homes_alt);
