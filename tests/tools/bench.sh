@@ -608,20 +608,21 @@ profile_run() {
 	echo "| ==== profile $name: perf report --no-children"
 	perf_cmd report -i "$data" --stdio --no-children --percent-limit 0.5 2>&1 | raw
 	perf_cmd report -i "$data" --stdio --no-children --sort sym -g none 2>/dev/null |
-		awk '/^ *[0-9.]+%/ { sub(/%/, "", $1); print $1, $NF }' >"$LOG_DIR/profile.syms"
+		awk '/^ *[0-9.]+%/ { sub(/%/, "", $1); print $1, $NF, $2 }' >"$LOG_DIR/profile.syms"
 	note "profile $name: $(profile_shares "$LOG_DIR/profile.syms")"
 	awk -v top="${BENCH_PROF_TOP:-25}" -v idle="$PROFILE_IDLE" \
-		'$2 !~ idle && n < top { n++; printf "%6.2f%%  %s\n", $1, $2 }' "$LOG_DIR/profile.syms" |
+		'$2 !~ idle && n < top { n++; printf "%6.2f%%  %s %s\n", $1, $3, $2 }' "$LOG_DIR/profile.syms" |
 		sed "s|^|bench: profile $name:  |"
 }
 
-# profile_shares SYMS: the samples' shares ("PERCENT SYMBOL" lines) by
-# where the symbol lives: idle, sroce, rdma_rxe, the rest of the kernel
-# (its other modules included), user space (symbols not in kallsyms).
+# profile_shares SYMS: the samples' shares ("PERCENT SYMBOL [k]|[.]"
+# lines) by where the symbol lives: idle, sroce, rdma_rxe, the rest of
+# the kernel (its other modules included), user space ([.]: the provider
+# has symbols of the module's names, such as sroce_poll_cq).
 PROFILE_IDLE='^(native_safe_halt|default_idle|amd_e400_idle|mwait_idle|intel_idle|cpu_idle_poll|acpi_idle_do_entry|pv_native_safe_halt)$'
 profile_shares() {
 	awk -v idle="$PROFILE_IDLE" 'NR == FNR { m[$3] = NF > 3 ? $4 : "[kernel]"; next }
-		{ w = $2 ~ idle ? "idle" : ($2 in m) ? m[$2] : "user"
+		{ w = $3 == "[.]" ? "user" : $2 ~ idle ? "idle" : ($2 in m) ? m[$2] : "kernel"
 		  if (w != "idle" && w != "[sroce]" && w != "[rdma_rxe]" && w != "user") w = "kernel"
 		  s[w] += $1 }
 		END { for (w in s) printf "%s %.1f%%  ", w, s[w] }' /proc/kallsyms "$1"
