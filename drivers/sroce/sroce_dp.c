@@ -34,10 +34,11 @@
  * the CPU it first sent from, where its runs happen anyway: the send
  * side's the one that posts, the responder's the one the requests arrive
  * on (loopback and veth deliver on the CPU that sent them), so a pair of
- * QPs keeps each direction on one CPU without a wake-up.  A user RC
- * send side is placed by its first doorbell, and again by one after it
- * sat idle with everything acknowledged, which spreads the QPs of one
- * thread over CPUs ("Spreading send sides over CPUs" below).
+ * QPs keeps each direction on one CPU without a wake-up.  A user RC QP's
+ * sides are placed instead (sroce_dp_place.c): the send side by its
+ * doorbells, which spreads the QPs of one thread over CPUs, the responder
+ * by requests of several packets, which puts one QP's two directions on
+ * two CPUs.
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
@@ -87,10 +88,7 @@
 
 static bool sroce_dp_run_send(struct sroce_qp *qp, int budget);
 static bool sroce_dp_run_resp(struct sroce_qp *qp, int budget);
-static bool sroce_dp_stopped(const struct sroce_qp *qp);
 static void sroce_dp_hop(struct sroce_qp *qp, enum sroce_dp_side side);
-static void sroce_dp_count_home(struct sroce_qp *qp, int cpu);
-static bool sroce_dp_spreads(const struct sroce_qp *qp);
 
 /**
  * sroce_dp_schedule() - make sure one side's work runs soon, at home
@@ -115,226 +113,6 @@ void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side)
 	sroce_qp_get(qp);
 	if (!queue_work_on(cpu, sroce_wq, work))
 		sroce_qp_put(qp);
-}
-
-/**
- * sroce_dp_claim_home() - a side of the data path sends from this CPU
- * @qp: queue pair
- * @side: the side about to send
- *
- * The first time a side sends, this CPU becomes its home (struct
- * sroce_dp.home_cpu): for the send side the CPU that posts, for the
- * responder the one its requests arrive on.  A user RC send side that no
- * doorbell placed (a run took it first) is counted there as if placed.
- * Context: a run of @side, not migratable.
- */
-void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
-{
-	int *home = &qp->dp.home_cpu[side];
-	int cpu = raw_smp_processor_id();
-
-	if (likely(READ_ONCE(*home) >= 0) || cmpxchg(home, -1, cpu) != -1)
-		return;
-	if (side == SROCE_DP_SEND && sroce_dp_spreads(qp))
-		sroce_dp_count_home(qp, cpu);
-}
-
-/*
- * Spreading send sides over CPUs.  A home is where the posting thread
- * runs, so a ping-pong needs no wake-up; but an application that drives
- * several QPs from one thread would then have every side of every QP on
- * its CPU (the responders too: veth and loopback deliver on the sending
- * CPU) while the others idle.  So a user RC send side is placed by its
- * doorbells: at the first, and after it sat quiescent (every packet it
- * sent acknowledged) for SROCE_DP_PLACE_IDLE, it goes to the posting
- * CPU, unless that CPU is home to more of the device's placed send sides
- * than a second choice, another online CPU picked by QPN (two random
- * choices, with the QPN for the draw).  A QP in use stays put, so a
- * placement sticks while traffic flows.  Moving keeps packet order: an
- * ACK covers every request sent so far, so none can still wait in the
- * old CPU's queues (a resent duplicate can, and the responder answers it
- * as one; after a reset, what the old connection left queued is dropped
- * as such).  A run that was about to start at the old home finds the
- * move once it owns RUNNING and hops (sroce_dp_kick()).  UC and UD get no
- * ACK and never move; kernel QPs, posted to from every CPU a ULP runs
- * on, keep the first CPU they send from.
- */
-#define SROCE_DP_PLACE_IDLE	(HZ / 100)
-
-/* Is @qp's send side one that is placed and counted (a user RC one)? */
-static bool sroce_dp_spreads(const struct sroce_qp *qp)
-{
-	return qp->dev->send_homes && qp->is_user &&
-	       sroce_qpt_reliable(qp->type);
-}
-
-/* Count @qp's send side at @cpu (-1: nowhere) instead of where it was. */
-static void sroce_dp_count_home(struct sroce_qp *qp, int cpu)
-{
-	int was = xchg(&qp->dp.placed_cpu, cpu);
-
-	if (was >= 0)
-		atomic_dec(&qp->dev->send_homes[was]);
-	if (cpu >= 0)
-		atomic_inc(&qp->dev->send_homes[cpu]);
-}
-
-/*
- * Where a side should be placed, posted to (or its requests received) on
- * @cpu: there, unless the QPN's second choice is home to fewer placed send
- * sides (@qp's own not counted), or as few and @ties_away.
- */
-static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu,
-			      bool ties_away)
-{
-	atomic_t *homes = qp->dev->send_homes;
-	unsigned int n = num_online_cpus();
-	int here, there, placed = READ_ONCE(qp->dp.placed_cpu);
-	unsigned int alt;
-
-	if (n < 2)
-		return cpu;
-	/* the online CPUs but @cpu, numbered: @cpu's place goes to the last */
-	alt = cpumask_nth(qp->ibqp.qp_num % (n - 1), cpu_online_mask);
-	if (alt == cpu)
-		alt = cpumask_nth(n - 1, cpu_online_mask);
-	if (alt >= nr_cpu_ids || alt == cpu)
-		return cpu;
-	here = atomic_read(&homes[cpu]) - (placed == cpu);
-	there = atomic_read(&homes[alt]) - (placed == alt);
-	return there < here || (ties_away && there == here) ? alt : cpu;
-}
-
-/*
- * A doorbell on this (non-migratable) CPU: place the send side (see
- * "Spreading send sides" above).  Owns RUNNING while it checks, so no
- * run sends meanwhile; a kick left then is served by the run or work the
- * doorbell starts next.
- */
-VISIBLE_IF_KUNIT void sroce_dp_place_send(struct sroce_qp *qp)
-{
-	struct sroce_send *snd = &qp->dp.send;
-	unsigned long *flags = &qp->dp.flags;
-	int want, home = READ_ONCE(qp->dp.home_cpu[SROCE_DP_SEND]);
-
-	if (!sroce_dp_spreads(qp))
-		return;
-	/* in use (or not acknowledged) lately: stays */
-	if (home >= 0 && time_before(jiffies, READ_ONCE(snd->last_progress) +
-				     SROCE_DP_PLACE_IDLE))
-		return;
-	want = sroce_dp_pick_home(qp, raw_smp_processor_id(), false);
-	if ((want == home && READ_ONCE(qp->dp.placed_cpu) == home) ||
-	    test_and_set_bit_lock(SROCE_DP_RUNNING, flags))
-		return;
-	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_SEND]);
-	if (snd->comp_psn == snd->max_psn && !snd->rnr_wait &&
-	    !sroce_dp_stopped(qp)) {
-		WRITE_ONCE(qp->dp.home_cpu[SROCE_DP_SEND], want);
-		sroce_dp_count_home(qp, want);
-		if (home >= 0 && home != want)
-			sroce_counter_inc(qp->dev, SROCE_CNT_SEND_MOVES);
-	}
-	lock_map_release(&qp->dp.run_map[SROCE_DP_SEND]);
-	clear_bit_unlock(SROCE_DP_RUNNING, flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
-
-/*
- * Placing a responder.  Requests arrive on the CPU that sent them
- * (loopback hands them over inside the sender's run; veth delivers on
- * the sending CPU), so a responder that runs where they arrive places
- * the data on the requester's CPU, packet after packet, while another
- * CPU may idle: one QP's transfer would use one CPU.  So a request that
- * is part of a transfer of several packets (a FIRST or MIDDLE packet, or
- * a READ of more than SROCE_DP_BULK_READ bytes) places the responder on
- * the QPN's second choice (sroce_dp_pick_home()), where it places data
- * while the requester goes on building packets:
- *   - a responder that never sent anything, whatever its peer: nothing
- *     it sent can wait in a CPU's queue, so the place keeps its packets
- *     in order.  With a peer on another device, the arrival CPU is busy
- *     with that peer's requester, which this device does not count: the
- *     second choice wins ties.
- *   - a responder whose peer is on the same device (the request came
- *     by loopback, SROCE_PKT()->local), also when it sent before: its
- *     packets go by loopback too, within its run, and wait in no CPU's
- *     queue.  It moves when the second choice is home to fewer of the
- *     device's placed send sides (the local requester's included); a
- *     single-packet request after SROCE_DP_PLACE_IDLE without a
- *     responder run brings it back, so a ping-pong needs no wake-up.
- * A responder that sent to a peer elsewhere stays where it is.  User RC
- * QPs only (sroce_dp_spreads()).
- */
-#define SROCE_DP_BULK_READ	4096
-
-/* Is this request part of a transfer of several packets? */
-VISIBLE_IF_KUNIT bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt)
-{
-	const struct sroce_reth *reth;
-
-	if (!(pkt->mask & SROCE_MASK_END))
-		return true;
-	if (!(pkt->mask & SROCE_MASK_READ))
-		return false;
-	reth = sroce_pkt_hdr(pkt, SROCE_HDR_RETH);
-	return be32_to_cpu(reth->len) > SROCE_DP_BULK_READ;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
-
-/*
- * Place the responder of @qp for a request that arrived on this CPU (see
- * above); @local: from a QP of the same device.  Owns RESP_RUNNING while
- * it moves the home, as sroce_dp_place_send() owns RUNNING: a run that
- * starts later checks its home once it owns the bit (sroce_dp_kick());
- * while a run is in progress, the responder stays where it is.
- */
-VISIBLE_IF_KUNIT void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk,
-					  bool local)
-{
-	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
-	int was = READ_ONCE(*home), cpu = raw_smp_processor_id(), want;
-
-	if (!sroce_dp_spreads(qp))
-		return;
-	if (bulk) {
-		/* away already, or sent to a peer elsewhere */
-		if (was >= 0 && (was != cpu || !local))
-			return;
-		want = sroce_dp_pick_home(qp, cpu, !local);
-	} else {
-		if (!local || was < 0 || was == cpu ||
-		    time_before(jiffies, READ_ONCE(qp->dp.resp_last) +
-				SROCE_DP_PLACE_IDLE))
-			return;
-		want = cpu;
-	}
-	if (want == was || (want == cpu && was < 0))
-		return;			/* the first packet it sends claims it */
-	/* no run in progress may send from the old home meanwhile */
-	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
-		return;
-	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
-	if (READ_ONCE(*home) == was) {
-		WRITE_ONCE(*home, want);
-		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_MOVES);
-	}
-	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
-	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
-
-/**
- * sroce_dp_dev_init() - set up a device's count of placed send sides
- * @dev: device being created
- *
- * Context: process (GFP_KERNEL).
- * Return: 0 or -ENOMEM.  Freed with the device's other fields.
- */
-int sroce_dp_dev_init(struct sroce_dev *dev)
-{
-	dev->send_homes = kcalloc(nr_cpu_ids, sizeof(*dev->send_homes),
-				  GFP_KERNEL);
-	return dev->send_homes ? 0 : -ENOMEM;
 }
 
 /*
@@ -586,7 +364,8 @@ static bool sroce_dp_sq_in_error(const struct sroce_qp *qp)
 	return snd->error || (snd->caps & SROCE_QPS_SQ_FLUSH);
 }
 
-static bool sroce_dp_stopped(const struct sroce_qp *qp)
+/* Is the QP being destroyed (sroce_dp_stop())?  Runs only free packets. */
+bool sroce_dp_stopped(const struct sroce_qp *qp)
 {
 	return test_bit(SROCE_SEND_F_STOPPED, &qp->dp.send.flags);
 }

@@ -175,12 +175,17 @@ void sroce_dp_schedule(struct sroce_qp *qp, enum sroce_dp_side side);
  * Context: a run of @side, not migratable.
  */
 void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side);
-#if IS_ENABLED(CONFIG_KUNIT)
-/* Static unless KUnit tests them (sroce_dp_place). */
+void sroce_dp_count_home(struct sroce_qp *qp, int cpu);
+bool sroce_dp_stopped(const struct sroce_qp *qp);
+/*
+ * Placement (sroce_dp_place.c): a doorbell on this CPU places the send
+ * side; a request that arrived on it (sroce_dp_bulk_req(): of a transfer
+ * of several packets? @local: from a QP of this device) the responder.
+ * The caller is not migratable.
+ */
 void sroce_dp_place_send(struct sroce_qp *qp);
 void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local);
 bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt);
-#endif
 int sroce_dp_dev_init(struct sroce_dev *dev);
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */

@@ -410,7 +410,7 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
  * NIC keeps a QP on one send queue: sroce_dp.c runs it nowhere else.  An
  * RC send side's home moves only while every packet it sent is
  * acknowledged, so none of them can still be queued on the old one
- * (sroce_dp.c "Spreading send sides over CPUs").
+ * (sroce_dp_place.c "Spreading send sides over CPUs").
  *
  * Each packet in flight is counted until its destructor runs (as rdma_rxe
  * counts its in-flight skbs), for the backpressure wake-up and the
