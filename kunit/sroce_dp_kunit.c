@@ -16,12 +16,10 @@
  *	that is home to fewer placed send sides; one in use, with packets
  *	unacknowledged, UD or a kernel QP's stays.
  * sroce_dp_place_resp: a request of a transfer of several packets (FIRST,
- *	MIDDLE, a READ of more than 4 KiB) places a responder that never
- *	sent on the second choice (a remote peer's: ties too), and moves one
- *	whose peer is on the same device there when that CPU is home to
- *	fewer placed send sides; a single-packet request brings the latter
- *	back once idle; a responder that sent to a remote peer, kernel and
- *	UD QPs' stay.
+ *	MIDDLE, a READ of more than 4 KiB) from a QP of the same device moves
+ *	the responder to the second choice when that CPU is home to fewer
+ *	placed send sides; a single-packet request brings it back once idle;
+ *	a remote peer's responder, kernel and UD QPs' stay.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -491,17 +489,10 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
 	  .type = IB_QPT_RC, .kernel = true, .home = -1, .homes_here = 1,
 	  .want = -1 },
-	{ .name = "remote_first_bulk_takes_the_second_choice",
+	{ .name = "remote_first_bulk_stays_unplaced",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
-	  .type = IB_QPT_RC, .remote = true, .home = -1, .want = ALT,
-	  .moves = 1 },
-	{ .name = "remote_first_bulk_avoids_a_crowded_cpu",
-	  .opcode = IB_OPCODE_RC_SEND_FIRST, .bulk = true,
-	  .type = IB_QPT_RC, .remote = true, .home = -1, .homes_alt = 1,
+	  .type = IB_QPT_RC, .remote = true, .home = -1, .homes_here = 1,
 	  .want = -1 },
-	{ .name = "remote_single_stays_unplaced",
-	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
-	  .remote = true, .home = -1, .want = -1 },
 	{ .name = "remote_sent_before_stays",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
 	  .type = IB_QPT_RC, .remote = true, .home = HERE, .homes_here = 1,
@@ -511,7 +502,7 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	  .remote = true, .home = ALT, .want = ALT },
 	{ .name = "run_in_progress_stays",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
-	  .type = IB_QPT_RC, .remote = true, .home = -1, .running = true,
+	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .running = true,
 	  .want = -1 },
 	{ .name = "ud_stays",
 	  .opcode = IB_OPCODE_UD_SEND_ONLY, .type = IB_QPT_UD, .home = HERE,

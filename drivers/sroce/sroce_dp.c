@@ -36,9 +36,9 @@
  * on (loopback and veth deliver on the CPU that sent them), so a pair of
  * QPs keeps each direction on one CPU without a wake-up.  A user RC QP's
  * sides are placed instead (sroce_dp_place.c): the send side by its
- * doorbells, which spreads the QPs of one thread over CPUs, the responder
- * by requests of several packets, which puts one QP's two directions on
- * two CPUs.
+ * doorbells, which spreads the QPs of one thread over CPUs, and the
+ * responder of a peer on the same device by requests of several packets,
+ * which puts one QP's two directions on two CPUs.
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and

@@ -94,10 +94,9 @@ void sroce_dp_claim_home(struct sroce_qp *qp, enum sroce_dp_side side)
 /*
  * Where a side should be placed, posted to (or its requests received) on
  * @cpu: there, unless the QPN's second choice is home to fewer placed send
- * sides (@qp's own not counted), or as few and @ties_away.
+ * sides (@qp's own not counted).
  */
-static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu,
-			      bool ties_away)
+static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
 {
 	atomic_t *homes = qp->dev->send_homes;
 	unsigned int n = num_online_cpus();
@@ -114,7 +113,7 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu,
 		return cpu;
 	here = atomic_read(&homes[cpu]) - (placed == cpu);
 	there = atomic_read(&homes[alt]) - (placed == alt);
-	return there < here || (ties_away && there == here) ? alt : cpu;
+	return there < here ? alt : cpu;
 }
 
 /**
@@ -138,7 +137,7 @@ void sroce_dp_place_send(struct sroce_qp *qp)
 	if (home >= 0 && time_before(jiffies, READ_ONCE(snd->last_progress) +
 				     SROCE_DP_PLACE_IDLE))
 		return;
-	want = sroce_dp_pick_home(qp, raw_smp_processor_id(), false);
+	want = sroce_dp_pick_home(qp, raw_smp_processor_id());
 	if ((want == home && READ_ONCE(qp->dp.placed_cpu) == home) ||
 	    test_and_set_bit_lock(SROCE_DP_RUNNING, flags))
 		return;
@@ -162,22 +161,22 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * the data on the requester's CPU, packet after packet, while another
  * CPU may idle: one QP's transfer would use one CPU.  So a request that
  * is part of a transfer of several packets (a FIRST or MIDDLE packet, or
- * a READ of more than SROCE_DP_BULK_READ bytes) places the responder on
- * the QPN's second choice (sroce_dp_pick_home()), where it places data
- * while the requester goes on building packets:
- *   - a responder that never sent anything, whatever its peer: nothing
- *     it sent can wait in a CPU's queue, so the place keeps its packets
- *     in order.  With a peer on another device, the arrival CPU is busy
- *     with that peer's requester, which this device does not count: the
- *     second choice wins ties.
- *   - a responder whose peer is on the same device (the request came
- *     by loopback, SROCE_PKT()->local), also when it sent before: its
- *     packets go by loopback too, within its run, and wait in no CPU's
- *     queue.  It moves when the second choice is home to fewer of the
- *     device's placed send sides (the local requester's included); a
- *     single-packet request after SROCE_DP_PLACE_IDLE without a
- *     responder run brings it back, so a ping-pong needs no wake-up.
- * A responder that sent to a peer elsewhere stays where it is.  User RC
+ * a READ of more than SROCE_DP_BULK_READ bytes) moves the responder to
+ * the QPN's second choice (sroce_dp_pick_home()) when that CPU is home
+ * to fewer of the device's placed send sides (the requester's included),
+ * and it places data there while the requester goes on building packets.
+ * A single-packet request after SROCE_DP_PLACE_IDLE without a responder
+ * run brings it back, so a ping-pong needs no wake-up.
+ *
+ * Only for a peer on the same device (the request came by loopback,
+ * SROCE_PKT()->local): the responder's packets go by loopback too,
+ * within its run, and wait in no CPU's queue, so a move keeps them in
+ * order.  A peer elsewhere keeps its responder where its requests arrive:
+ * responses from another CPU arrive at the peer on that CPU, and a peer
+ * whose requester runs where its responses arrive (rdma_rxe 6.1's tasks)
+ * then sends from two CPUs and reorders its own requests (a veth bench
+ * of rdma_rxe -> sroce with the responder placed for remote peers too:
+ * sequence NAKs 0 -> 3,025, rdma_rxe's retries 223 -> 1,027).  User RC
  * QPs only (sroce_dp_spreads()).
  */
 #define SROCE_DP_BULK_READ	4096
@@ -220,15 +219,14 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
 	int was = READ_ONCE(*home), cpu = raw_smp_processor_id(), want;
 
-	if (!sroce_dp_spreads(qp))
+	if (!local || !sroce_dp_spreads(qp))
 		return;
 	if (bulk) {
-		/* away already, or sent to a peer elsewhere */
-		if (was >= 0 && (was != cpu || !local))
-			return;
-		want = sroce_dp_pick_home(qp, cpu, !local);
+		if (was >= 0 && was != cpu)
+			return;		/* away already */
+		want = sroce_dp_pick_home(qp, cpu);
 	} else {
-		if (!local || was < 0 || was == cpu ||
+		if (was < 0 || was == cpu ||
 		    time_before(jiffies, READ_ONCE(qp->dp.resp_last) +
 				SROCE_DP_PLACE_IDLE))
 			return;
