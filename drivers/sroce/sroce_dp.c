@@ -220,10 +220,14 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 	bool was_empty, full, local = false, bulk = false;
 	unsigned long flags;
 
-	/* read before it is queued: a run elsewhere may take it at once */
+	/*
+	 * Read before it is queued: a run elsewhere may take it at once.
+	 * Only a local peer's request places the responder, so only its
+	 * headers are looked at here.
+	 */
 	if (side == SROCE_DP_RESP) {
 		local = SROCE_PKT(skb)->local;
-		bulk = sroce_dp_bulk_req(SROCE_PKT(skb));
+		bulk = local && sroce_dp_bulk_req(SROCE_PKT(skb));
 	}
 	spin_lock_irqsave(&q->lock, flags);
 	was_empty = skb_queue_empty(q);
