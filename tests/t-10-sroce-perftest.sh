@@ -4,10 +4,43 @@
 # write and read bandwidth and latency tests, each with -s 2, -s 4096,
 # -s 65536 and -a (all sizes 2 B..8 MiB, few iterations), at veth MTU 1500
 # (path MTU 1024) and 9000 (path MTU 4096), plus three runs over IPv6 GIDs
-# per MTU. One PASS/FAIL per combination.  TEST_SCOPE (tests/lib.sh
+# per MTU. One PASS/FAIL per combination.  Per MTU, batching: 64-KiB
+# WRITEs and READs leave in batches (hw counter tx_batches: sroce0 for
+# the WRITE requests, sroce1 for the READ responses) and are cut back into
+# the very packets: every packet one device sent the other received, and
+# no ICRC failed (sroce_net_gso.c).  TEST_SCOPE (tests/lib.sh
 # test_scope): the -a sweeps at full scope only (the soak, t-86, sweeps at
 # ci scope); at quick scope MTU 1500 only, without -s 4096.
 cd "$(dirname "$0")" && source ./lib.sh
+
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
+# snap: tx_batches, sent_pkts, rcvd_pkts, rx_drop_icrc of sroce0, sroce1
+snap() {
+	local d c
+	for d in sroce0 sroce1; do
+		for c in tx_batches sent_pkts rcvd_pkts rx_drop_icrc; do
+			echo -n "$(hw $d $c) "
+		done
+	done
+}
+
+# batches T: one ib_write_bw and one ib_read_bw of 64 KiB, counted
+batches() {
+	local b a
+	read -ra b <<<"$(snap)"
+	run_pair "$1/ib_write_bw-s65536" B sroce1 "$B_IP4" A sroce0 "$A_IP4" \
+		ib_write_bw -s 65536 -n 100
+	run_pair "$1/ib_read_bw-s65536" B sroce1 "$B_IP4" A sroce0 "$A_IP4" \
+		ib_read_bw -s 65536 -n 100
+	read -ra a <<<"$(snap)"
+	local info="sroce0 tx_batches +$((a[0] - b[0])) sent +$((a[1] - b[1])) rcvd +$((a[2] - b[2])) icrc +$((a[3] - b[3])); sroce1 tx_batches +$((a[4] - b[4])) sent +$((a[5] - b[5])) rcvd +$((a[6] - b[6])) icrc +$((a[7] - b[7]))"
+	if ((a[0] > b[0] && a[4] > b[4] && a[1] - b[1] == a[6] - b[6] &&
+	     a[5] - b[5] == a[2] - b[2] && a[3] == b[3] && a[7] == b[7])); then
+		pass "$1/counters" "$info"
+	else
+		fail "$1/counters" "$info (want tx_batches up on both, sent = the peer's rcvd, icrc +0)"
+	fi
+}
 
 require_sroce t-10/modprobe-sroce && require_provider t-10/provider || exit 1
 
@@ -35,6 +68,7 @@ for mtu in "${MTUS[@]}"; do
 				B sroce1 "$B_IP4" A sroce0 "$A_IP4" "$prog" "${args[@]}"
 		done
 	done
+	batches "$t/batch"
 	# RoCEv2 over IPv6 GIDs (perftest's own exchange stays on IPv4 TCP)
 	for prog in ib_write_bw ib_send_lat ib_read_lat; do
 		PAIR_CONNECT=$B_IP4 run_pair "$t/ipv6/$prog-s4096" \

@@ -12,7 +12,8 @@
  *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c,
  *       sroce_req_pkt.c (requests), sroce_resp_out.c (ACKs, READ
  *       responses, atomic ACKs) ->
- *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send)
+ *       sroce_net.c (IP/UDP encapsulation, ICRC, route, send; a run's
+ *       packets as one skb: sroce_net_gso.c)
  *
  * Files and their one job each (each object's header has its name;
  * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pkt.c,
@@ -63,6 +64,8 @@
  *                     control hook, dispatch to the QP's data path
  *   sroce_net.c       UDP 4791 sockets per netns and their devices, packet
  *                     allocation, IP/UDP encapsulation, TX, route cache
+ *   sroce_net_gso.c   a run's packets as one skb (UDP GSO with a fraglist),
+ *                     cut back into the same packets below
  *   sroce_av.c        address vectors and AH numbers
  *   sroce_mr.c        MRs, keys, protection checks, registration (DMA,
  *                     user, fast-register MRs)
@@ -209,6 +212,7 @@ enum sroce_counter {
 	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
 	SROCE_CNT_SEND_MOVES,		/* send sides placed on another CPU */
 	SROCE_CNT_RESP_MOVES,		/* local peers' responders moved */
+	SROCE_CNT_TX_BATCHES,		/* request batches sent as one skb */
 	SROCE_NUM_COUNTERS
 };
 

@@ -684,8 +684,9 @@ static void sroce_net_push_udp(struct sk_buff *skb, u16 sport)
 	udph->check = 0;
 }
 
+/* @id: the IPv4 ID, or -1 to choose one (ip_select_ident()'s buckets) */
 static void sroce_net_push_ip4(struct net *net, struct sk_buff *skb,
-			       const struct sroce_av *av, u8 tos)
+			       const struct sroce_av *av, u8 tos, int id)
 {
 	struct iphdr *iph;
 
@@ -698,11 +699,16 @@ static void sroce_net_push_ip4(struct net *net, struct sk_buff *skb,
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->hop_limit ?: SROCE_DEFAULT_HOP_LIMIT;
 	iph->protocol = IPPROTO_UDP;
-	iph->check = 0;		/* ip_local_out() computes it */
+	iph->check = 0;
 	iph->saddr = av->saddr.s6_addr32[3];
 	iph->daddr = av->daddr.s6_addr32[3];
 	/* the ID is covered by the ICRC: choose it before computing that */
-	__ip_select_ident(net, iph, 1);
+	if (id < 0)
+		__ip_select_ident(net, iph, 1);
+	else
+		iph->id = htons(id);
+	/* ip_local_out() computes it again for a batch's head */
+	ip_send_check(iph);
 }
 
 static void sroce_net_push_ip6(struct sk_buff *skb, const struct sroce_av *av,
@@ -788,7 +794,8 @@ static bool sroce_net_loop_ok(struct sroce_dev *dev, const struct sroce_av *av)
 /*
  * Deliver an encapsulated packet to @dev's own receive path as the UDP
  * tunnel would hand it over: skb->data at the UDP header, network and
- * transport headers set, the IPv4 header checksum filled.  It goes
+ * transport headers set, the IPv4 header checksum filled (as every
+ * IPv4 header sroce builds has it).  It goes
  * through every check of a received packet but the ICRC, which guards a
  * wire this packet never crosses (sroce_recv_skb_local(); the sender
  * skipped it too): P_Key, the QP lookup and state, the path addresses,
@@ -804,8 +811,6 @@ static bool sroce_net_loop_ok(struct sroce_dev *dev, const struct sroce_av *av)
  */
 static int sroce_net_loop_xmit(struct sroce_dev *dev, struct sk_buff *skb)
 {
-	if (ip_hdr(skb)->version == 4)
-		ip_send_check(ip_hdr(skb));
 	skb_orphan(skb);
 	memset(skb->cb, 0, sizeof(skb->cb));
 	skb->dev = dev->ndev;
@@ -838,11 +843,120 @@ static int sroce_net_ip_xmit(struct sroce_dev *dev, const struct sroce_av *av,
 	skb->dev = dst->dev;
 	skb->protocol = ipv4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
 	skb->priority = sroce_cc_skb_priority(dev->cc, av, opcode);
-	skb->ip_summed = CHECKSUM_NONE;
+	/* a batch's head keeps sroce_net_batch_take()'s CHECKSUM_UNNECESSARY */
+	if (!skb_is_gso(skb))
+		skb->ip_summed = CHECKSUM_NONE;
 
 	if (ipv4)
 		return sroce_net_xmit_result(dev, ip_local_out(net, NULL, skb));
 	return sroce_net_xmit_result(dev, ip6_local_out(net, NULL, skb));
+}
+
+/* UDP and IP headers onto @skb (at the BTH); @id as sroce_net_push_ip4() */
+static void sroce_net_push_hdrs(struct sroce_dev *dev, struct sroce_qp *qp,
+				const struct sroce_av *av, struct sk_buff *skb,
+				u8 tos, int id)
+{
+	u32 dqpn = sroce_bth_qpn((struct sroce_bth *)skb->data);
+	u16 sport;
+
+	sport = rdma_get_udp_sport(av->flow_label & IB_GRH_FLOWLABEL_MASK,
+				   qp ? sroce_qpn(qp) : 0, dqpn);
+	sroce_net_push_udp(skb, sport);
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		sroce_net_push_ip4(dev_net(dev->ndev), skb, av, tos, id);
+	else
+		sroce_net_push_ip6(skb, av, tos);
+}
+
+static void sroce_net_put_icrc(struct sk_buff *skb, struct sroce_pkt_info *pkt)
+{
+	__le32 icrc = cpu_to_le32(sroce_icrc_compute(skb, pkt));
+
+	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+}
+
+/*
+ * @skb into batch @b: it joins when there is room (routed as the head,
+ * the next IPv4 ID), else the batch goes out first and @skb heads the
+ * next one.  Return: 0, or the flush's -EAGAIN (@skb freed, unsent) or
+ * the route's error.
+ */
+static int sroce_net_batch_put(struct sroce_dev *dev, struct sroce_qp *qp,
+			       const struct sroce_av *av, struct sk_buff *skb,
+			       struct sroce_net_batch *b, u8 tos,
+			       struct sroce_pkt_info *pkt)
+{
+	struct dst_entry *dst;
+	int err;
+
+	if (b->head && !sroce_net_batch_room(b, skb->len)) {
+		err = sroce_net_batch_flush(dev, b);
+		if (err == -EAGAIN) {
+			kfree_skb(skb);
+			return err;
+		}
+	}
+	if (b->head) {
+		sroce_net_push_hdrs(dev, qp, av, skb, tos, b->next_id);
+		sroce_net_put_icrc(skb, pkt);
+		sroce_net_batch_add(b, skb);
+		return 0;
+	}
+	dst = sroce_net_route_qp(dev, qp, av, tos, pkt->opcode);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
+	sroce_net_put_icrc(skb, pkt);
+	b->dst = dst;
+	b->av = av;
+	b->opcode = pkt->opcode;
+	sroce_net_batch_start(b, skb);
+	return 0;
+}
+
+/* sroce_net_xmit(), into batch @b when not NULL (IPv4 over the IP stack) */
+static int sroce_net_send(struct sroce_dev *dev, struct sroce_qp *qp,
+			  const struct sroce_av *av, struct sk_buff *skb,
+			  struct sroce_net_batch *b)
+{
+	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
+	struct sroce_pkt_info pkt = {};
+	struct dst_entry *dst;
+	bool loop;
+	u8 tos;
+
+	skb = sroce_net_prepare_skb(dev, skb);
+	if (!skb)
+		return -ENOMEM;
+	if (WARN_ON_ONCE(skb->len < sizeof(struct sroce_bth) +
+				    SROCE_ICRC_SIZE) ||
+	    (!ipv4 && av->network_type != RDMA_NETWORK_IPV6)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	pkt.hdr = skb->data;
+	pkt.paylen = skb->len;
+	pkt.opcode = ((struct sroce_bth *)skb->data)->opcode;
+
+	tos = sroce_cc_tos(dev->cc, av->traffic_class);
+	loop = sroce_net_loop_ok(dev, av);
+	if (b && ipv4 && !loop)
+		return sroce_net_batch_put(dev, qp, av, skb, b, tos, &pkt);
+	if (loop) {
+		sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
+		return sroce_net_loop_xmit(dev, skb);
+	}
+	dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
+	sroce_net_put_icrc(skb, &pkt);
+	return sroce_net_ip_xmit(dev, av, dst, skb, pkt.opcode);
 }
 
 /**
@@ -878,55 +992,72 @@ static int sroce_net_ip_xmit(struct sroce_dev *dev, const struct sroce_av *av,
 int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb)
 {
-	bool ipv4 = av->network_type == RDMA_NETWORK_IPV4;
-	struct sroce_pkt_info pkt = {};
-	struct dst_entry *dst = NULL;
-	struct sroce_bth *bth;
-	__le32 icrc;
-	bool loop;
-	u16 sport;
-	u8 tos;
-
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	if (dev->kunit_xmit)
 		return sroce_net_xmit_result(dev, dev->kunit_xmit(dev, qp, av,
 								  skb));
 #endif
-	skb = sroce_net_prepare_skb(dev, skb);
-	if (!skb)
-		return -ENOMEM;
-	if (WARN_ON_ONCE(skb->len < sizeof(*bth) + SROCE_ICRC_SIZE) ||
-	    (!ipv4 && av->network_type != RDMA_NETWORK_IPV6)) {
-		kfree_skb(skb);
-		return -EINVAL;
-	}
-	bth = (struct sroce_bth *)skb->data;
-	pkt.hdr = skb->data;
-	pkt.paylen = skb->len;
-	pkt.opcode = bth->opcode;
-
-	tos = sroce_cc_tos(dev->cc, av->traffic_class);
-	loop = sroce_net_loop_ok(dev, av);
-	if (!loop) {
-		dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
-		if (IS_ERR(dst)) {
-			kfree_skb(skb);
-			return PTR_ERR(dst);
-		}
-	}
-
-	sport = rdma_get_udp_sport(av->flow_label & IB_GRH_FLOWLABEL_MASK,
-				   qp ? sroce_qpn(qp) : 0, sroce_bth_qpn(bth));
-	sroce_net_push_udp(skb, sport);
-	if (ipv4)
-		sroce_net_push_ip4(dev_net(dev->ndev), skb, av, tos);
-	else
-		sroce_net_push_ip6(skb, av, tos);
-
-	if (loop)
-		return sroce_net_loop_xmit(dev, skb);
-	icrc = cpu_to_le32(sroce_icrc_compute(skb, &pkt));
-	skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
-	return sroce_net_ip_xmit(dev, av, dst, skb, pkt.opcode);
+	return sroce_net_send(dev, qp, av, skb, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);
+
+/**
+ * sroce_net_xmit_batch() - sroce_net_xmit() for a run of request packets
+ * @dev: device
+ * @qp: the QP whose send side runs (UDP source port entropy)
+ * @av: destination, the same for every packet of @b
+ * @skb: packet, as for sroce_net_xmit()
+ * @b: the run's batch (struct sroce_net_batch), zeroed before its first
+ *	packet and flushed by sroce_net_batch_flush() before the run ends
+ *
+ * An IPv4 packet that goes through the IP stack joins @b (sroce_net_gso.c):
+ * it is encapsulated and its ICRC written now, and it leaves with the
+ * batch, at the latest at the flush.  Any other packet is sent at once
+ * by sroce_net_xmit().  Nothing is reordered: one QP's send side sends
+ * from one CPU, and its packets stay in one skb in their order.
+ * Context: the send side's run (owns its RUNNING bit); does not sleep.
+ * Return: as sroce_net_xmit(); a packet that joined counts as sent, and a
+ * batch the network drops at the flush is a loss the retransmit timer
+ * recovers (the flush's -EAGAIN, returned here when @skb found no room,
+ * means @skb itself was not sent).
+ */
+int sroce_net_xmit_batch(struct sroce_dev *dev, struct sroce_qp *qp,
+			 const struct sroce_av *av, struct sk_buff *skb,
+			 struct sroce_net_batch *b)
+{
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+	if (dev->kunit_xmit)
+		return sroce_net_xmit(dev, qp, av, skb);
+#endif
+	return sroce_net_send(dev, qp, av, skb, b);
+}
+
+/**
+ * sroce_net_batch_flush() - send a batch of sroce_net_xmit_batch()
+ * @dev: device
+ * @b: batch; left empty
+ *
+ * The batch's packets go to ip_local_out() as one skb (a GSO skb of
+ * several packets, counted in tx_batches).  sent_pkts counts each packet.
+ * Context: as sroce_net_xmit_batch().
+ * Return: 0 (an empty batch too), -EAGAIN when the network pushed the
+ * batch back (its packets are lost: not sent again from here), or another
+ * negative errno when they were dropped.
+ */
+int sroce_net_batch_flush(struct sroce_dev *dev, struct sroce_net_batch *b)
+{
+	u16 segs = b->segs;
+	struct sk_buff *skb;
+	int err;
+
+	skb = sroce_net_batch_take(b);
+	if (!skb)
+		return 0;
+	err = sroce_net_ip_xmit(dev, b->av, b->dst, skb, b->opcode);
+	b->dst = NULL;
+	if (err || segs < 2)
+		return err;
+	sroce_counter_add(dev, SROCE_CNT_SENT_PKTS, segs - 1);
+	sroce_counter_inc(dev, SROCE_CNT_TX_BATCHES);
+	return 0;
+}

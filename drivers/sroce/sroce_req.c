@@ -32,6 +32,7 @@
 
 #include "sroce.h"
 #include "sroce_mr.h"
+#include "sroce_net.h"
 #include "sroce_qp.h"
 #include "sroce_queue.h"
 
@@ -623,25 +624,14 @@ static bool sroce_req_local_op(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	return true;
 }
 
-/**
- * sroce_req_run() - send new and retransmitted request packets
- * @qp: queue pair
- * @budget: most packets to send in this call
- *
- * Stops when the SQ is empty, a limit applies (window, initiator depth,
- * fence, SQD), the network pushes back (a short pause follows), a WQE
- * fails, or @budget packets were sent.  IBTA 9.7.
- * Context: data path run (owns the QP's RUNNING bit).
- * Return: true when @budget ran out and more may be ready to send.
- */
-bool sroce_req_run(struct sroce_qp *qp, int budget)
+/* sroce_req_run() but the batch */
+static bool sroce_req_send_loop(struct sroce_qp *qp, int budget)
 {
 	struct sroce_send *snd = &qp->dp.send;
 	struct sroce_req_wqe *w;
 	int sent = 0;
 	int err;
 
-	sroce_dp_assert_run(qp);
 	if (test_and_clear_bit(SROCE_SEND_F_TX_RETRY, &snd->flags))
 		snd->tx_blocked = false;
 	if (!sroce_req_can_run(snd))
@@ -673,6 +663,36 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 			break;
 	}
 	return sent >= budget;
+}
+
+/**
+ * sroce_req_run() - send new and retransmitted request packets
+ * @qp: queue pair
+ * @budget: most packets to send in this call
+ *
+ * Stops when the SQ is empty, a limit applies (window, initiator depth,
+ * fence, SQD), the network pushes back (a short pause follows), a WQE
+ * fails, or @budget packets were sent.  IBTA 9.7.
+ * The packets of one call leave in batches, as one skb each
+ * (sroce_net_xmit_batch()), the last when the call ends.
+ * Context: data path run (owns the QP's RUNNING bit).
+ * Return: true when @budget ran out and more may be ready to send.
+ */
+bool sroce_req_run(struct sroce_qp *qp, int budget)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	struct sroce_net_batch batch = {};
+	bool more;
+
+	sroce_dp_assert_run(qp);
+	snd->tx_batch = &batch;
+	more = sroce_req_send_loop(qp, budget);
+	snd->tx_batch = NULL;
+	/* a batch the network pushed back is lost: pause, as for a packet */
+	if (sroce_net_batch_flush(qp->dev, &batch) == -EAGAIN &&
+	    !snd->tx_blocked)
+		sroce_req_tx_pause(qp);
+	return more;
 }
 
 /**

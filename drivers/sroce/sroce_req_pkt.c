@@ -416,7 +416,9 @@ static struct sk_buff *sroce_req_build_packet(struct sroce_qp *qp,
  * counts its in-flight skbs), for the backpressure wake-up and the
  * retransmit timer (a packet still in the local stack is not lost).  The
  * QP pointer rides in skb_shinfo()->destructor_arg, which only zerocopy
- * skbs use (these never are), and each packet holds a QP reference.
+ * skbs use (these never are), and each packet holds a QP reference.  A
+ * packet that joins a batch is uncounted as it joins: the batch's head
+ * stands for it (sroce_net_batch_add()).
  */
 
 static void sroce_req_skb_dtor(struct sk_buff *skb)
@@ -575,7 +577,9 @@ int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	 */
 	if (test_bit(SROCE_SEND_F_TX_WAKE, &snd->flags))
 		clear_bit(SROCE_SEND_F_TX_WAKE, &snd->flags);
-	err = sroce_net_xmit(qp->dev, qp, av, skb);
+	/* a UD QP's WQEs each have their own destination: no batch */
+	err = sroce_net_xmit_batch(qp->dev, qp, av, skb,
+				   sroce_qp_is_ud(qp) ? NULL : snd->tx_batch);
 	if (err == -EAGAIN)
 		return err;
 	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;

@@ -27,6 +27,7 @@
 #include "sroce_hdr.h"
 #include "sroce_mr.h"
 
+struct sroce_net_batch;
 struct sroce_qp;
 
 /*
@@ -180,6 +181,8 @@ struct sroce_resp_attr {
  *	until the QP is reset
  * @tx_blocked: the last send was pushed back (-EAGAIN); the work loop may
  *	read it after sroce_resp_run() returned true to delay the retry
+ * @tx_batch: the packets of the sroce_resp_push() in progress that wait
+ *	to leave as one skb (NULL outside it)
  * @wc_err: receive completion status chosen by the step that failed
  * @msg: message being received
  * @xsrq: XRC TGT QP: the XRC SRQ the request being executed names, with
@@ -220,6 +223,7 @@ struct sroce_resp {
 	bool uc_drop;
 	bool failed;
 	bool tx_blocked;
+	struct sroce_net_batch *tx_batch;
 	u8 wc_err;
 	struct sroce_resp_msg msg;
 	struct sroce_srq *xsrq;

@@ -148,7 +148,8 @@ int sroce_resp_xmit_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 		atmack->orig = cpu_to_be64(orig);
 	}
 	sroce_dp_claim_home(qp, SROCE_DP_RESP);
-	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
+	err = sroce_net_xmit_batch(qp->dev, qp, &resp->attr.av, skb,
+				   resp->tx_batch);
 	return err == -EAGAIN ? -EAGAIN : 0;
 }
 
@@ -435,7 +436,8 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 		return -EACCES;
 	}
 	sroce_dp_claim_home(qp, SROCE_DP_RESP);
-	err = sroce_net_xmit(qp->dev, qp, &resp->attr.av, skb);
+	err = sroce_net_xmit_batch(qp->dev, qp, &resp->attr.av, skb,
+				   resp->tx_batch);
 	if (err == -EAGAIN)
 		return -EAGAIN;
 	o->psn = sroce_psn_add(o->psn, 1);
@@ -467,27 +469,14 @@ static int sroce_resp_send_one(struct sroce_qp *qp, struct sroce_resp_out *o,
 	}
 }
 
-/**
- * sroce_resp_push() - send queued response packets
- * @qp: queue pair
- * @budget: most packets to send
- *
- * Sends the queue in order (IBTA 9.7.5.1); a packet the network pushes
- * back (-EAGAIN) stays at the head and sets sroce_resp.tx_blocked.  A
- * READ response whose MR went away fails the connection with a remote
- * access error NAK (sroce_resp_fatal()).
- *
- * Context: a responder run of the QP; does not sleep.
- * Return: true while responses remain (budget spent or backpressure).
- */
-bool sroce_resp_push(struct sroce_qp *qp, int budget)
+/* sroce_resp_push() but the batch */
+static bool sroce_resp_push_loop(struct sroce_qp *qp, int budget)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_resp_out *o;
 	bool done;
 	int err;
 
-	sroce_dp_assert_resp_run(qp);
 	while (!list_empty(&resp->out)) {
 		if (budget-- <= 0)
 			return true;
@@ -506,5 +495,35 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget)
 			sroce_resp_out_free(qp, o);
 	}
 	return false;
+}
+
+/**
+ * sroce_resp_push() - send queued response packets
+ * @qp: queue pair
+ * @budget: most packets to send
+ *
+ * Sends the queue in order (IBTA 9.7.5.1); a packet the network pushes
+ * back (-EAGAIN) stays at the head and sets sroce_resp.tx_blocked.  A
+ * READ response whose MR went away fails the connection with a remote
+ * access error NAK (sroce_resp_fatal()).  The packets of one call leave
+ * in batches, as one skb each (sroce_net_xmit_batch()), the last when the
+ * call ends; a batch the network drops then is lost as a packet would be
+ * (the requester asks again: IBTA 9.7.5.1.6).
+ *
+ * Context: a responder run of the QP; does not sleep.
+ * Return: true while responses remain (budget spent or backpressure).
+ */
+bool sroce_resp_push(struct sroce_qp *qp, int budget)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	struct sroce_net_batch batch = {};
+	bool more;
+
+	sroce_dp_assert_resp_run(qp);
+	resp->tx_batch = &batch;
+	more = sroce_resp_push_loop(qp, budget);
+	resp->tx_batch = NULL;
+	sroce_net_batch_flush(qp->dev, &batch);
+	return more;
 }
 

@@ -46,6 +46,7 @@
 #include "sroce_av.h"
 #include "sroce_mr.h"
 
+struct sroce_net_batch;
 struct sroce_qp;
 struct sroce_pkt_info;
 struct sk_buff;
@@ -341,7 +342,10 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  * @rnr_wait: waiting for @rnr_timer; nothing is sent
  * @tx_blocked: waiting for @tx_timer after backpressure
  * @tx_pause_ns: the next backpressure pause; reset when a packet leaves
- * @tx_inflight: request packets handed to the network and not yet freed
+ * @tx_inflight: request skbs handed to the network and not yet freed (a
+ *	batch of packets is one: its head, sroce_net_batch_add())
+ * @tx_batch: the packets of the run in progress that wait to leave as one
+ *	skb (sroce_req_run(); NULL outside it)
  *	(their destructor runs when the peer's IP layer takes them, or when
  *	a NIC completes them); each holds a QP reference
  * @error: the send side failed; nothing is sent, the SQ is flushed
@@ -417,6 +421,7 @@ struct sroce_send {
 	bool tx_blocked;
 	u32 tx_pause_ns;
 	atomic_t tx_inflight;
+	struct sroce_net_batch *tx_batch;
 	bool error;
 	bool sq_broken;
 	bool drained_event;
