@@ -168,6 +168,16 @@ reset_state() {
 	return 0
 }
 
+# per_packet_tc [off]: make sroce hand the IP stack one skb per packet (its
+# batch parameter off), so that tc filters and netem act on every packet
+# and not on a batch's head, until the test ends; `off` restores the
+# default (batches), as tests/run does before every test.
+per_packet_tc() {
+	local p=/sys/module/sroce/parameters/batch
+	[[ -w $p ]] || return 0
+	if [[ ${1:-} == off ]]; then echo 1 >"$p"; else echo 0 >"$p"; fi
+}
+
 # ns_link NS DEV ADDR4 ADDR6 MTU: address, MTU and up.
 ns_link() {
 	in_ns "$1" "$IP" link set dev "$2" mtu "$5" up &&
@@ -431,6 +441,7 @@ rdma_res_counts() {
 impair() {
 	local ns=$1 dev=$2
 	shift 2
+	per_packet_tc
 	in_ns "$ns" tc qdisc add dev "$dev" root handle 1: prio bands 3 &&
 	in_ns "$ns" tc qdisc add dev "$dev" parent 1:3 handle 30: netem "$@" &&
 	in_ns "$ns" tc filter add dev "$dev" parent 1: protocol ip prio 1 u32 \

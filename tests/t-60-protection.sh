@@ -24,6 +24,7 @@ DEREG=$PWD/bin/rdma_dereg
 port=18690
 
 require_sroce t-60/modprobe-sroce && require_provider t-60/provider || exit 1
+per_packet_tc	# its tc filter drops WRITE packets one by one
 if [[ ! -x $BIN ]]; then
 	fail t-60/build "tests/bin/rdma_prot not built: run make -C tests/src on the host"
 	exit 1

@@ -31,6 +31,7 @@
 cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
 require_sroce t-80/modprobe-sroce && require_provider t-80/provider || exit 1
+per_packet_tc	# netem and the bottleneck act on each packet
 if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1 && sroce_bind sroce1 vethB 2>&1); then
 	fail t-80/setup "$out"
 	exit 1

@@ -54,6 +54,7 @@
 cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
 require_sroce t-81/modprobe-sroce && require_provider t-81/provider || exit 1
+per_packet_tc	# the classifiers and netem act on each packet
 RATE=${CC_RATE:-20} FAIR_MIN=${CC_FAIR_MIN:-0.8}
 
 # expect NAME DETAIL COND...: PASS NAME (DETAIL) when bash test COND holds.

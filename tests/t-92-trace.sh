@@ -29,6 +29,7 @@ cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
 T=/sys/kernel/tracing
 require_sroce t-92/modprobe-sroce && require_provider t-92/provider || exit 1
+per_packet_tc	# netem acts on each packet
 [[ -d $T/events ]] || mount -t tracefs nodev $T 2>/dev/null
 if [[ ! -d $T/events/sroce ]]; then
 	fail t-92/setup "no $T/events/sroce (tracefs: $(grep tracefs /proc/mounts))"

@@ -85,6 +85,16 @@ module_param_named(loopback, sroce_net_loopback, bool, 0644);
 MODULE_PARM_DESC(loopback,
 		 "Hand packets to an address of the device's own netdev straight to its receive path (default: on)");
 
+/*
+ * Batches: a run's packets go to the IP stack as one skb (sroce_net_gso.c).
+ * tc and netfilter then see one skb per batch, with the first packet's
+ * headers; off, they see every packet (per-packet filters, netem).
+ */
+static bool sroce_net_batch_on = true;
+module_param_named(batch, sroce_net_batch_on, bool, 0644);
+MODULE_PARM_DESC(batch,
+		 "Send a run's packets to the IP stack as one GSO skb; off: one skb per packet, for per-packet tc/netfilter rules (default: on)");
+
 /* Headroom for the IP and UDP headers sroce builds itself. */
 #define SROCE_ENCAP_MAX		(sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
@@ -943,7 +953,7 @@ static int sroce_net_send(struct sroce_dev *dev, struct sroce_qp *qp,
 
 	tos = sroce_cc_tos(dev->cc, av->traffic_class);
 	loop = sroce_net_loop_ok(dev, av);
-	if (b && ipv4 && !loop)
+	if (b && ipv4 && !loop && READ_ONCE(sroce_net_batch_on))
 		return sroce_net_batch_put(dev, qp, av, skb, b, tos, &pkt);
 	if (loop) {
 		sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
