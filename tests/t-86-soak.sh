@@ -296,6 +296,45 @@ last_ack_lost() {
 	((a > b))
 }
 
+# sroce_retry_exc: SENDs the pair's sroce devices failed with retry
+# exceeded (their completer_retry_err; rdma_rxe's counts retries).  When
+# the QP goes to error, the receive WQEs' flush completions may be polled
+# before the failed SEND's own (IBTA orders no completions across the two
+# queues), and ibv_rc_pingpong then prints "work request flushed error".
+sroce_retry_exc() {
+	local d n=0
+	for d in "$CDEV" "$SDEV"; do
+		[[ $d == sroce* ]] && n=$((n + $(hw "$d" completer_retry_err)))
+	done
+	echo "$n"
+}
+
+# rxe_req_stuck: rdma_rxe (6.1) as rdma_data's client has a work request
+# with no completion, and sends nothing at all for 3 s: no resend, no error
+# completion.  A requester that waits for an ACK resends at each timeout
+# (rdma_rxe takes retry_cnt 7 for no limit), so this is rdma_rxe's own
+# defect: its completer can end a go-back-N resend in COMPST_ERROR_RETRY
+# without re-arming the retransmit timer, after a late ACK of the resent
+# WQE's last PSN moved comp.psn past it without completing it
+# (drivers/infiniband/sw/rxe/rxe_comp.c).  Prints the evidence: rdma_rxe's
+# sq-psn, the sroce peer's rq-psn (equal: every request it sent arrived).
+rxe_req_stuck() {
+	local r=$CDEV s=$SDEV rsq rrq b a
+	# rdma_data's client posts every request; its server only receives
+	[[ $r == rxe* && $s == sroce* ]] &&
+		grep -q 'client: no CQE within' "$PAIR_CLOG" || return 1
+	rsq=$(qp_psns "$r" sq-psn) rrq=$(qp_psns "$s" rq-psn)
+	b=$(hw "$r" sent_pkts) && sleep 3 && a=$(hw "$r" sent_pkts) || return 1
+	((a == b)) && [[ -n $rsq ]] || return 1
+	echo "$r sent no packet in 3 s; its RC QPs' sq-psn: $rsq; $s's rq-psn: $rrq"
+}
+
+# qp_psns DEV FIELD: FIELD (sq-psn, rq-psn) of DEV's RC QPs, on one line
+qp_psns() {
+	"$RDMA" -dd resource show qp link "$1/1" 2>/dev/null |
+		awk -v f="$2" '/type RC/ { for (i = 1; i < NF; i++) if ($i == f) printf "%s ", $(i + 1) }'
+}
+
 # last_ack_ended CPID SPID: when one side of a pingpong ended well and the
 # other did not end, or failed with retry exceeded, because its last ACK
 # was lost (last_ack_lost), the other's end counts as good too: it is
@@ -310,7 +349,9 @@ last_ack_ended() {
 		OP_NOTE="the $who's last ACK lost after its peer ended: rdma_rxe resends for ever at retry_cnt 7, stopped"
 		if ((crc)); then stop_group "$1"; else stop_group "$2"; fi ||
 			OP_WHY="the $who cannot be killed; "
-	elif ((crc + src != 124)) && grep -q 'retry counter exceeded' "$PAIR_CLOG" "$PAIR_SLOG"; then
+	elif ((crc + src != 124)) && { grep -q 'retry counter exceeded' "$PAIR_CLOG" "$PAIR_SLOG" ||
+		{ grep -q 'work request flushed error' "$PAIR_CLOG" "$PAIR_SLOG" &&
+		  (($(sroce_retry_exc) > REX0)); }; }; then
 		OP_NOTE="the $who's last ACK lost after its peer ended: its SEND failed once its retries were spent"
 	else
 		return 0
@@ -326,8 +367,8 @@ last_ack_ended() {
 # until it is stopped.  OP_NOTE: how a pingpong whose last ACK was lost
 # (last_ack_ended) ended.
 op_exec() {
-	local bound=$1 spid cpid crc src i hard=$(($1 + GRACE + 60)) t0=$SECONDS
-	OP_RC=0 OP_WHY='' OP_NOTE=''
+	local bound=$1 spid cpid crc src i ev hard=$(($1 + GRACE + 60)) t0=$SECONDS
+	OP_RC=0 OP_WHY='' OP_NOTE='' REX0=$(sroce_retry_exc)
 	: >"$STALL_LOG"
 	ns_prefix "$SNS"
 	"${NSX[@]}" timeout -k 5 "$hard" stdbuf -oL -eL "${SRV[@]}" >"$PAIR_SLOG" 2>&1 &
@@ -365,7 +406,9 @@ op_exec() {
 		return
 	fi
 	# rdma_data waits at most 30 s for any CQE: past that it is a stall too
-	if grep -q 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG"; then
+	if grep -q 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG" && ev=$(rxe_req_stuck); then
+		OP_NOTE="rdma_rxe's requester stopped (its defect, see rxe_req_stuck): $ev"
+	elif grep -q 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG"; then
 		OP_RC=2 OP_WHY="a work request had no completion within 30 s:"
 		OP_WHY+=" $(grep -h -m1 'no CQE within' "$PAIR_CLOG" "$PAIR_SLOG")"
 		stall_report "$OP_WHY" >"$STALL_LOG" 2>&1
