@@ -112,11 +112,15 @@ static int sroce_fx_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
 	bool push, cn;
 
 	spin_lock_irqsave(&fx->lock, flags);
-	push = fx->pushback || (fx->blocked && !fx->allow);
-	if (fx->pushback)
-		fx->pushback--;
-	else if (!push && fx->blocked)
-		fx->allow--;
+	/* a batch's later packets went with its first (.batch cases) */
+	push = false;
+	if (!dev->kunit_batch_rest) {
+		push = fx->pushback || (fx->blocked && !fx->allow);
+		if (fx->pushback)
+			fx->pushback--;
+		else if (!push && fx->blocked)
+			fx->allow--;
+	}
 	cn = !push && fx->congest;
 	if (cn)
 		fx->congest--;
@@ -1204,6 +1208,7 @@ static int sroce_fx_dev_init(struct sroce_fx *fx)
 	dev->ib_dev.phys_port_cnt = 1;
 	dev->ib_dev.num_comp_vectors = 1;
 	dev->kunit_xmit = sroce_fx_xmit;
+	dev->kunit_batch = fx->c->batch;
 
 	fx->pd.ibpd.device = &dev->ib_dev;
 	fx->pd2.ibpd.device = &dev->ib_dev;

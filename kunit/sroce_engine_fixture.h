@@ -252,6 +252,9 @@ struct sroce_fx_step {
  * @rnr_retry: rnr_retry; 0 is 7 (infinite)
  * @rnr_timer: min_rnr_timer code the responder puts in RNR NAKs
  * @timeout: local ACK timeout exponent; 0 is infinite
+ * @batch: the engines' packets wait in batches until their run ends
+ *	(sroce_dev.kunit_batch); PUSHBACK and BLOCK then count batches (and
+ *	packets sent alone): a batch goes or is pushed back whole
  * @steps: the script, ended by a zeroed step (FX_STEPS() adds it)
  */
 struct sroce_fx_case {
@@ -267,6 +270,7 @@ struct sroce_fx_case {
 	u8 rnr_retry;
 	u8 rnr_timer;
 	u8 timeout;
+	bool batch;
 	const struct sroce_fx_step *steps;
 };
 

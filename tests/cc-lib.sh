@@ -203,7 +203,9 @@ bottleneck() {
 	local rate=$1 kind=${2:-step}
 	in_ns "$CC_BN_NS" tc qdisc del dev "$CC_BN_DEV" root 2>/dev/null
 	[[ $kind == none ]] && return 0
-	per_packet_tc	# fq_codel marks CE on each packet, not a batch's head
+	# fq_codel marks CE on each packet, not a batch's head (CC_BATCH=1:
+	# leave batches on, to measure what they do to DCQCN)
+	[[ ${CC_BATCH:-0} == 1 ]] || per_packet_tc
 	in_ns "$CC_BN_NS" tc qdisc add dev "$CC_BN_DEV" root handle 1: tbf rate "${rate}mbit" \
 		burst "${CC_TBF_BURST:-32kb}" limit 1mb &&
 	in_ns "$CC_BN_NS" tc qdisc add dev "$CC_BN_DEV" parent 1:1 handle 10: fq_codel \

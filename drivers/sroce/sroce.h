@@ -301,6 +301,12 @@ struct sroce_cc_np_budget {
  *	instead of sending it; it consumes the packet and returns what
  *	ip_local_out() would (NET_XMIT_* or a negative errno), which
  *	sroce_net_xmit() reads as for a packet it sent
+ * @kunit_batch: KUnit only: with @kunit_xmit, sroce_net_xmit_batch() keeps
+ *	the packets of a batch until the flush, where @kunit_xmit's answer
+ *	to the first is the batch's (sroce_net_kunit_batch_put())
+ * @kunit_batch_rest: KUnit only: true while @kunit_xmit gets the packets
+ *	of a batch after its first (it may not push them back: the batch
+ *	was taken whole)
  */
 struct sroce_dev {
 	struct ib_device ib_dev;
@@ -335,6 +341,8 @@ struct sroce_dev {
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
 	int (*kunit_xmit)(struct sroce_dev *dev, struct sroce_qp *qp,
 			  const struct sroce_av *av, struct sk_buff *skb);
+	bool kunit_batch;
+	bool kunit_batch_rest;
 #endif
 };
 

@@ -694,7 +694,10 @@ static void sroce_net_push_udp(struct sk_buff *skb, u16 sport)
 	udph->check = 0;
 }
 
-/* @id: the IPv4 ID, or -1 to choose one (ip_select_ident()'s buckets) */
+/*
+ * @id: the IPv4 ID, or -n to choose one and reserve n in a row from
+ * ip_select_ident()'s buckets (a batch's head: its packets number on)
+ */
 static void sroce_net_push_ip4(struct net *net, struct sk_buff *skb,
 			       const struct sroce_av *av, u8 tos, int id)
 {
@@ -714,7 +717,7 @@ static void sroce_net_push_ip4(struct net *net, struct sk_buff *skb,
 	iph->daddr = av->daddr.s6_addr32[3];
 	/* the ID is covered by the ICRC: choose it before computing that */
 	if (id < 0)
-		__ip_select_ident(net, iph, 1);
+		__ip_select_ident(net, iph, -id);
 	else
 		iph->id = htons(id);
 	/* ip_local_out() computes it again for a batch's head */
@@ -887,10 +890,33 @@ static void sroce_net_put_icrc(struct sk_buff *skb, struct sroce_pkt_info *pkt)
 }
 
 /*
- * @skb into batch @b: it joins when there is room (routed as the head,
- * the next IPv4 ID), else the batch goes out first and @skb heads the
- * next one.  Return: 0, or the flush's -EAGAIN (@skb freed, unsent) or
- * the route's error.
+ * Route @skb (at its BTH), push its UDP and IP headers (@id as
+ * sroce_net_push_ip4()) and write its ICRC, computed last.  Return: the
+ * route, or an ERR_PTR (@skb freed).
+ */
+static struct dst_entry *sroce_net_encap(struct sroce_dev *dev,
+					 struct sroce_qp *qp,
+					 const struct sroce_av *av,
+					 struct sk_buff *skb, u8 tos,
+					 struct sroce_pkt_info *pkt, int id)
+{
+	struct dst_entry *dst;
+
+	dst = sroce_net_route_qp(dev, qp, av, tos, pkt->opcode);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return dst;
+	}
+	sroce_net_push_hdrs(dev, qp, av, skb, tos, id);
+	sroce_net_put_icrc(skb, pkt);
+	return dst;
+}
+
+/*
+ * @skb into batch @b: it joins when there is room and the route carries
+ * it (the next IPv4 ID, routed as the head), else the batch goes out first
+ * and @skb heads the next one.  Return: 0, or the flush's -EAGAIN (@skb
+ * freed, unsent: so is the batch) or the route's error.
  */
 static int sroce_net_batch_put(struct sroce_dev *dev, struct sroce_qp *qp,
 			       const struct sroce_av *av, struct sk_buff *skb,
@@ -900,29 +926,27 @@ static int sroce_net_batch_put(struct sroce_dev *dev, struct sroce_qp *qp,
 	struct dst_entry *dst;
 	int err;
 
-	if (b->head && !sroce_net_batch_room(b, skb->len)) {
-		err = sroce_net_batch_flush(dev, b);
-		if (err == -EAGAIN) {
-			kfree_skb(skb);
-			return err;
-		}
-	}
-	if (b->head) {
+	if (b->head && sroce_net_batch_room(b, skb->len) &&
+	    skb->len <= b->max_len) {
 		sroce_net_push_hdrs(dev, qp, av, skb, tos, b->next_id);
 		sroce_net_put_icrc(skb, pkt);
 		sroce_net_batch_add(b, skb);
 		return 0;
 	}
-	dst = sroce_net_route_qp(dev, qp, av, tos, pkt->opcode);
-	if (IS_ERR(dst)) {
+	err = sroce_net_batch_flush(dev, b);
+	if (err == -EAGAIN) {
 		kfree_skb(skb);
-		return PTR_ERR(dst);
+		return err;
 	}
-	sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
-	sroce_net_put_icrc(skb, pkt);
+	dst = sroce_net_encap(dev, qp, av, skb, tos, pkt,
+			      -SROCE_NET_BATCH_SEGS);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
 	b->dst = dst;
 	b->av = av;
 	b->opcode = pkt->opcode;
+	b->max_len = dst_mtu(dst) - sizeof(struct iphdr) -
+		     sizeof(struct udphdr);
 	sroce_net_batch_start(b, skb);
 	return 0;
 }
@@ -955,17 +979,18 @@ static int sroce_net_send(struct sroce_dev *dev, struct sroce_qp *qp,
 	loop = sroce_net_loop_ok(dev, av);
 	if (b && ipv4 && !loop && READ_ONCE(sroce_net_batch_on))
 		return sroce_net_batch_put(dev, qp, av, skb, b, tos, &pkt);
+	/* a packet that does not join leaves after the batch, not before */
+	if (b && sroce_net_batch_flush(dev, b) == -EAGAIN) {
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
 	if (loop) {
 		sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
 		return sroce_net_loop_xmit(dev, skb);
 	}
-	dst = sroce_net_route_qp(dev, qp, av, tos, pkt.opcode);
-	if (IS_ERR(dst)) {
-		kfree_skb(skb);
+	dst = sroce_net_encap(dev, qp, av, skb, tos, &pkt, -1);
+	if (IS_ERR(dst))
 		return PTR_ERR(dst);
-	}
-	sroce_net_push_hdrs(dev, qp, av, skb, tos, -1);
-	sroce_net_put_icrc(skb, &pkt);
 	return sroce_net_ip_xmit(dev, av, dst, skb, pkt.opcode);
 }
 
@@ -1026,16 +1051,19 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_net_xmit);
  * by sroce_net_xmit().  Nothing is reordered: one QP's send side sends
  * from one CPU, and its packets stay in one skb in their order.
  * Context: the send side's run (owns its RUNNING bit); does not sleep.
- * Return: as sroce_net_xmit(); a packet that joined counts as sent, and a
- * batch the network drops at the flush is a loss the retransmit timer
- * recovers (the flush's -EAGAIN, returned here when @skb found no room,
- * means @skb itself was not sent).
+ * Return: as sroce_net_xmit().  0 for a packet that joined @b: it leaves
+ * with the batch, or not at all when the network pushes the batch back.
+ * -EAGAIN while @b held packets means a flush for room was refused:
+ * neither @skb nor the batch left (sroce_net_batch_started() tells the
+ * caller where that batch began).
  */
 int sroce_net_xmit_batch(struct sroce_dev *dev, struct sroce_qp *qp,
 			 const struct sroce_av *av, struct sk_buff *skb,
 			 struct sroce_net_batch *b)
 {
 #if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+	if (dev->kunit_xmit && b && dev->kunit_batch)
+		return sroce_net_kunit_batch_put(dev, av, skb, b);
 	if (dev->kunit_xmit)
 		return sroce_net_xmit(dev, qp, av, skb);
 #endif
@@ -1051,8 +1079,8 @@ int sroce_net_xmit_batch(struct sroce_dev *dev, struct sroce_qp *qp,
  * several packets, counted in tx_batches).  sent_pkts counts each packet.
  * Context: as sroce_net_xmit_batch().
  * Return: 0 (an empty batch too), -EAGAIN when the network pushed the
- * batch back (its packets are lost: not sent again from here), or another
- * negative errno when they were dropped.
+ * batch back (none of its packets left: the caller sends them again), or
+ * another negative errno when they were dropped (a loss, as for a packet).
  */
 int sroce_net_batch_flush(struct sroce_dev *dev, struct sroce_net_batch *b)
 {
@@ -1060,6 +1088,10 @@ int sroce_net_batch_flush(struct sroce_dev *dev, struct sroce_net_batch *b)
 	struct sk_buff *skb;
 	int err;
 
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+	if (dev->kunit_xmit && dev->kunit_batch)
+		return sroce_net_kunit_batch_flush(dev, b);
+#endif
 	skb = sroce_net_batch_take(b);
 	if (!skb)
 		return 0;

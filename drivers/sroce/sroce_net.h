@@ -45,9 +45,16 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
  * @gso_size: @head's UDP payload, BTH to ICRC, in bytes
  * @next_id: the IPv4 ID of the next packet (consecutive from @head's)
  * @opcode: @head's BTH opcode (the skb's priority)
+ * @max_segs: the most packets the batch may hold, at most (and when 0)
+ *	SROCE_NET_BATCH_SEGS; set by the caller before the first packet
+ * @max_len: the longest UDP payload @dst carries unfragmented, in bytes:
+ *	a longer packet does not join (the MTU check of a GSO skb sees
+ *	only @head's length, ip_finish_output_gso())
  *
- * Lives on the stack of one run of one QP's send side, which flushes it
- * before the run ends (sroce_net_batch_flush()).
+ * Lives on the stack of one run of one QP's send side or responder, which
+ * flushes it before the run ends (sroce_net_batch_flush()).  A batch the
+ * network pushes back is the caller's to send again: see
+ * sroce_net_batch_started().
  */
 struct sroce_net_batch {
 	struct sk_buff *head;
@@ -55,10 +62,41 @@ struct sroce_net_batch {
 	struct dst_entry *dst;
 	const struct sroce_av *av;
 	u16 segs;
+	u16 max_segs;
 	u16 gso_size;
 	u16 next_id;
 	u8 opcode;
+	u32 max_len;
 };
+
+/* At most this many packets, and this many bytes of IP datagram, a batch */
+#define SROCE_NET_BATCH_SEGS	32
+#define SROCE_NET_BATCH_BYTES	(U16_MAX - 1024)
+
+/* The most packets @b may hold (struct sroce_net_batch.max_segs) */
+static inline u16 sroce_net_batch_max_segs(const struct sroce_net_batch *b)
+{
+	return b->max_segs && b->max_segs < SROCE_NET_BATCH_SEGS ?
+	       b->max_segs : SROCE_NET_BATCH_SEGS;
+}
+
+/**
+ * sroce_net_batch_started() - did the packet just given to
+ *	sroce_net_xmit_batch() start a new batch?
+ * @b: the batch, or NULL
+ *
+ * A caller that must send a pushed-back batch again marks its position
+ * before each packet and keeps the mark when this says the packet heads
+ * @b: when the flush is refused (-EAGAIN from sroce_net_batch_flush(), or
+ * from sroce_net_xmit_batch() while @b held packets), everything from the
+ * mark on did not leave.
+ * Context: any.
+ * Return: true when @b holds exactly that one packet.
+ */
+static inline bool sroce_net_batch_started(const struct sroce_net_batch *b)
+{
+	return b && b->head && b->segs == 1;
+}
 
 int sroce_net_xmit_batch(struct sroce_dev *dev, struct sroce_qp *qp,
 			 const struct sroce_av *av, struct sk_buff *skb,
@@ -70,6 +108,12 @@ bool sroce_net_batch_room(const struct sroce_net_batch *b, unsigned int len);
 void sroce_net_batch_start(struct sroce_net_batch *b, struct sk_buff *skb);
 void sroce_net_batch_add(struct sroce_net_batch *b, struct sk_buff *skb);
 struct sk_buff *sroce_net_batch_take(struct sroce_net_batch *b);
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+int sroce_net_kunit_batch_put(struct sroce_dev *dev, const struct sroce_av *av,
+			      struct sk_buff *skb, struct sroce_net_batch *b);
+int sroce_net_kunit_batch_flush(struct sroce_dev *dev,
+				struct sroce_net_batch *b);
+#endif
 
 /* The device of a received packet (sroce_recv.c); RCU held. */
 struct sroce_dev *sroce_net_rx_dev(struct sock *sk, const struct sk_buff *skb);

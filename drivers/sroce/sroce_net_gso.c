@@ -28,23 +28,19 @@
 
 #include "sroce_net.h"
 
-/* At most this many packets, and this many bytes of IP datagram, a batch */
-#define SROCE_NET_BATCH_SEGS	32
-#define SROCE_NET_BATCH_BYTES	(U16_MAX - 1024)
-
 /**
  * sroce_net_batch_room() - may a packet join the batch?
  * @b: batch
  * @len: the packet's UDP payload, BTH to ICRC, in bytes
  *
  * The head's IPv4 total length covers the batch: it must stay below
- * 64 KiB.
+ * 64 KiB; and @b->max_segs packets at most.
  * Context: any.
  * Return: true when @b has a head and room for the packet.
  */
 bool sroce_net_batch_room(const struct sroce_net_batch *b, unsigned int len)
 {
-	return b->head && b->segs < SROCE_NET_BATCH_SEGS &&
+	return b->head && b->segs < sroce_net_batch_max_segs(b) &&
 	       b->head->len + len <= SROCE_NET_BATCH_BYTES;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_batch_room);
@@ -136,3 +132,77 @@ struct sk_buff *sroce_net_batch_take(struct sroce_net_batch *b)
 	return head;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_net_batch_take);
+
+#if IS_ENABLED(CONFIG_SROCE_KUNIT_TEST)
+/**
+ * sroce_net_kunit_batch_flush() - the engine suites' batch leaves
+ * @dev: device with kunit_xmit and kunit_batch set
+ * @b: batch of sroce_net_kunit_batch_put(); left empty
+ *
+ * The packets go to dev->kunit_xmit in order.  Its answer to the first is
+ * the batch's: when it pushes that one back, the others are freed unsent,
+ * as the IP stack frees a GSO skb its qdisc dropped; the others go with
+ * dev->kunit_batch_rest set.
+ * Context: as sroce_net_batch_flush().
+ * Return: 0, or -EAGAIN when the batch was pushed back.
+ */
+int sroce_net_kunit_batch_flush(struct sroce_dev *dev,
+				struct sroce_net_batch *b)
+{
+	struct sk_buff *skb = b->head, *next;
+	int err = 0;
+	bool first = true;
+
+	b->head = NULL;
+	b->tail = NULL;
+	for (; skb; skb = next, first = false) {
+		next = skb->next;
+		skb->next = NULL;
+		if (err) {
+			kfree_skb(skb);
+			continue;
+		}
+		dev->kunit_batch_rest = !first;
+		if (sroce_net_xmit(dev, NULL, b->av, skb) == -EAGAIN && first)
+			err = -EAGAIN;
+	}
+	dev->kunit_batch_rest = false;
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_kunit_batch_flush);
+
+/**
+ * sroce_net_kunit_batch_put() - sroce_net_xmit_batch() for the engine
+ *	suites (dev->kunit_batch): @skb waits on @b, as it is (BTH at
+ *	skb->data), until the flush
+ * @dev: device with kunit_xmit set
+ * @av: destination
+ * @skb: packet
+ * @b: batch: @b->max_segs packets at most, the bytes not counted
+ *
+ * Context: as sroce_net_xmit_batch().
+ * Return: 0, or -EAGAIN when the flush for room was pushed back (@skb
+ * freed).
+ */
+int sroce_net_kunit_batch_put(struct sroce_dev *dev, const struct sroce_av *av,
+			      struct sk_buff *skb, struct sroce_net_batch *b)
+{
+	skb->next = NULL;
+	if (b->head && b->segs < sroce_net_batch_max_segs(b)) {
+		b->tail->next = skb;
+		b->tail = skb;
+		b->segs++;
+		return 0;
+	}
+	if (sroce_net_kunit_batch_flush(dev, b)) {
+		kfree_skb(skb);
+		return -EAGAIN;
+	}
+	b->head = skb;
+	b->tail = skb;
+	b->segs = 1;
+	b->av = av;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_net_kunit_batch_put);
+#endif

@@ -559,6 +559,49 @@ static bool sroce_req_responses_wait(struct sroce_qp *qp)
 	       !skb_queue_empty_lockless(&qp->rx_queue);
 }
 
+/*
+ * Send the run's batch now.  Pushed back, it is sent again from its
+ * first packet after a pause.  Return: 0, or -EAGAIN when pushed back.
+ */
+static int sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	struct sroce_net_batch *b = snd->tx_batch;
+	bool held = b && b->head;
+	int err;
+
+	if (!held)
+		return 0;
+	err = sroce_net_batch_flush(qp->dev, b);
+	if (err != -EAGAIN) {
+		if (!err)
+			sroce_req_batch_left(qp);
+		return 0;
+	}
+	if (snd->error)
+		return -EAGAIN;
+	sroce_req_batch_lost(qp);
+	if (!snd->tx_blocked)
+		sroce_req_tx_pause(qp);
+	return -EAGAIN;
+}
+
+/**
+ * sroce_req_batch_left() - a batch (or a packet) left: the backpressure
+ *	pause starts short again, and the next batch may be twice as long
+ * @qp: queue pair
+ *
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_batch_left(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+
+	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
+	snd->tx_batch_segs = min_t(u32, 2 * snd->tx_batch_segs,
+				   SROCE_NET_BATCH_SEGS);
+}
+
 /* Carry out the memory operation of @w: fast register, bind, invalidate. */
 static int sroce_req_mem_op(struct sroce_qp *qp, const struct sroce_req_wqe *w)
 {
@@ -605,6 +648,9 @@ static bool sroce_req_local_op(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	}
 	if ((snd->caps & SROCE_QPS_SQ_DRAIN) ||
 	    ((w->wqe.send_flags & IB_SEND_FENCE) && snd->rd_outstanding))
+		return false;
+	/* the packets before it leave first: they may not be built again */
+	if (sroce_req_flush(qp))
 		return false;
 	err = sroce_req_mem_op(qp, w);
 	w->first_psn = sroce_psn_add(snd->psn, SROCE_PSN_MASK);
@@ -685,14 +731,72 @@ bool sroce_req_run(struct sroce_qp *qp, int budget)
 	bool more;
 
 	sroce_dp_assert_run(qp);
+	batch.max_segs = snd->tx_batch_segs;
 	snd->tx_batch = &batch;
 	more = sroce_req_send_loop(qp, budget);
+	if (sroce_req_flush(qp))
+		more = false;
 	snd->tx_batch = NULL;
-	/* a batch the network pushed back is lost: pause, as for a packet */
-	if (sroce_net_batch_flush(qp->dev, &batch) == -EAGAIN &&
-	    !snd->tx_blocked)
-		sroce_req_tx_pause(qp);
 	return more;
+}
+
+/**
+ * sroce_req_batch_lost() - the network pushed a batch of requests back:
+ *	send its packets again
+ * @qp: an RC or XRC queue pair
+ *
+ * None of the batch's packets left, the first at send.tx_mark_psn: the
+ * requester goes back there (sroce_req_seek()), and send.max_psn back to
+ * what it was before them, so the new ones among them are not counted as
+ * retransmitted.  The next batches are half as long, down to one packet,
+ * until one leaves (sroce_req_batch_left()): a queue too short for a whole
+ * batch still makes progress.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_batch_lost(struct sroce_qp *qp)
+{
+	struct sroce_send *snd = &qp->dp.send;
+
+	sroce_req_seek(qp, snd->tx_mark_psn);
+	snd->max_psn = snd->tx_mark_max;
+	/* a queue that never takes the batch still takes a shorter one */
+	snd->tx_batch_segs = max_t(u32, snd->tx_batch_segs / 2, 1);
+}
+
+/**
+ * sroce_req_seek() - send again from a PSN whose packet did not leave
+ * @qp: queue pair
+ * @psn: where a packet starts, at or after send.comp_psn and before
+ *	send.psn
+ *
+ * The next packet sent is @psn, rebuilt from the WQE that holds it; the
+ * WQEs before that one stay sent, the ones after it are sent again.
+ * Context: data path run (owns the QP's RUNNING bit).
+ */
+void sroce_req_seek(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	bool probe = snd->sel_probe;
+	struct sroce_req_wqe *w;
+	u32 idx;
+
+	bool timing = snd->rtt_timing && sroce_psn_before(snd->rtt_psn, psn);
+
+	sroce_req_rewind(qp);
+	snd->sel_probe = probe;
+	snd->rtt_timing = timing;	/* the timed packet left */
+	for (idx = qp->sq.kidx; idx != snd->issued_idx; idx++) {
+		w = sroce_req_wqe(snd, idx);
+		if (!sroce_psn_after(psn, w->last_psn)) {
+			if (psn != w->first_psn)
+				w->state = SROCE_WQE_SENDING;
+			break;
+		}
+		if (w->state == SROCE_WQE_POSTED)
+			w->state = SROCE_WQE_SENT;
+	}
+	snd->send_idx = idx;
+	snd->psn = psn;
 }
 
 /**
@@ -904,6 +1008,7 @@ int sroce_req_init(struct sroce_qp *qp)
 	snd->mtu = 256;
 	snd->max_rd_atomic = 1;
 	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
+	snd->tx_batch_segs = SROCE_NET_BATCH_SEGS;
 	atomic_set(&snd->tx_inflight, 0);
 	atomic_set(&snd->retrans_held, 0);
 	atomic_set(&snd->rnr_held, 0);

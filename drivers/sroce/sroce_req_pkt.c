@@ -535,6 +535,43 @@ static bool sroce_req_paced(struct sroce_qp *qp, const struct sroce_req_pkt *p)
 	return false;
 }
 
+/*
+ * Hand the packet @p of @w to the network, into the run's batch on RC and
+ * XRC: only they can send a pushed-back batch again (sroce_req_seek() to
+ * the batch's first PSN, kept in tx_mark_psn); a UC WQE completes as its
+ * last packet joins, and a UD WQE has its own destination.
+ */
+static int sroce_req_xmit(struct sroce_qp *qp, struct sroce_req_wqe *w,
+			  const struct sroce_req_pkt *p,
+			  const struct sroce_av *av, struct sk_buff *skb)
+{
+	struct sroce_send *snd = &qp->dp.send;
+	struct sroce_net_batch *b = NULL;
+	bool held = false;
+	int err;
+
+	if (sroce_qpt_reliable(qp->type) && snd->tx_batch) {
+		b = snd->tx_batch;
+		held = b->head;
+	}
+	err = sroce_net_xmit_batch(qp->dev, qp, av, skb, b);
+	if (err == -EAGAIN) {
+		if (held)
+			sroce_req_batch_lost(qp);
+		return err;
+	}
+	if (sroce_net_batch_started(b)) {
+		snd->tx_mark_psn = p->psn;
+		snd->tx_mark_max = snd->max_psn;
+		if (held)	/* the batch before it left */
+			sroce_req_batch_left(qp);
+	} else if (!b || !b->head) {
+		sroce_req_batch_left(qp);
+	}
+	sroce_req_advance(qp, w, p);
+	return 0;
+}
+
 /**
  * sroce_req_send_packet() - build and send the next packet of a WQE
  * @qp: queue pair
@@ -542,11 +579,12 @@ static bool sroce_req_paced(struct sroce_qp *qp, const struct sroce_req_pkt *p)
  *
  * Build and send the next packet of @w.
  * Context: data path run (owns the QP's RUNNING bit).
- * Return: 0 when it left (or the network dropped it: a loss the
- * retransmit timer recovers), -EAGAIN on backpressure and -EBUSY when
- * the rate limiter holds the packet back (nothing changed either way: the
- * same packet is built again later), or a gather error (-EINVAL, -EACCES,
- * -EFAULT).
+ * Return: 0 when it left or joined the run's batch (or the network
+ * dropped it: a loss the retransmit timer recovers), -EAGAIN on
+ * backpressure (the packet is built again later; when a batch was
+ * pushed back with it, from that batch's first packet on:
+ * sroce_req_batch_lost()), -EBUSY when the rate limiter holds the packet
+ * back (nothing changed), or a gather error (-EINVAL, -EACCES, -EFAULT).
  */
 int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 {
@@ -577,12 +615,5 @@ int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w)
 	 */
 	if (test_bit(SROCE_SEND_F_TX_WAKE, &snd->flags))
 		clear_bit(SROCE_SEND_F_TX_WAKE, &snd->flags);
-	/* a UD QP's WQEs each have their own destination: no batch */
-	err = sroce_net_xmit_batch(qp->dev, qp, av, skb,
-				   sroce_qp_is_ud(qp) ? NULL : snd->tx_batch);
-	if (err == -EAGAIN)
-		return err;
-	snd->tx_pause_ns = SROCE_REQ_TX_PAUSE_MIN_NS;
-	sroce_req_advance(qp, w, &p);
-	return 0;
+	return sroce_req_xmit(qp, w, &p, av, skb);
 }

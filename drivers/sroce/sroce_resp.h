@@ -183,6 +183,11 @@ struct sroce_resp_attr {
  *	read it after sroce_resp_run() returned true to delay the retry
  * @tx_batch: the packets of the sroce_resp_push() in progress that wait
  *	to leave as one skb (NULL outside it)
+ * @tx_mark: where @tx_batch began in the READ response stream at the head
+ *	of the queue: its PSN, address and bytes left
+ * @tx_batch_segs: the most packets the next batch may hold (0: all of
+ *	SROCE_NET_BATCH_SEGS): halved when one is pushed back, doubled when
+ *	one leaves
  * @wc_err: receive completion status chosen by the step that failed
  * @msg: message being received
  * @xsrq: XRC TGT QP: the XRC SRQ the request being executed names, with
@@ -224,6 +229,12 @@ struct sroce_resp {
 	bool failed;
 	bool tx_blocked;
 	struct sroce_net_batch *tx_batch;
+	struct {
+		u32 psn;
+		u64 va;
+		u32 resid;
+	} tx_mark;
+	u16 tx_batch_segs;
 	u8 wc_err;
 	struct sroce_resp_msg msg;
 	struct sroce_srq *xsrq;

@@ -405,6 +405,57 @@ static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
 }
 
 /*
+ * The network pushed back a batch: none of its packets left.  A batch
+ * holds the packets of one response (sroce_resp_push_loop()), the one at
+ * the head of the queue: a READ stream goes back to the batch's first
+ * packet (resp->tx_mark); an ACK was not sent yet.
+ */
+static void sroce_resp_batch_lost(struct sroce_qp *qp,
+				  struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	u16 segs = resp->tx_batch_segs ?: SROCE_NET_BATCH_SEGS;
+
+	/* a queue that never takes the batch still takes a shorter one */
+	resp->tx_batch_segs = max_t(u16, segs / 2, 1);
+	if (o->kind != SROCE_OUT_READ)
+		return;
+	o->psn = resp->tx_mark.psn;
+	o->va = resp->tx_mark.va;
+	o->resid = resp->tx_mark.resid;
+}
+
+/* A batch left: the next may be twice as long, up to the most */
+static void sroce_resp_batch_left(struct sroce_resp *resp)
+{
+	if (resp->tx_batch_segs)
+		resp->tx_batch_segs = min_t(u16, 2 * resp->tx_batch_segs,
+					    SROCE_NET_BATCH_SEGS);
+}
+
+/*
+ * Send the push's batch, the packets of @o (NULL: the queue is empty).
+ * Pushed back, @o goes back to the batch's first packet.  Return: 0, or
+ * -EAGAIN when pushed back.
+ */
+static int sroce_resp_out_flush(struct sroce_qp *qp, struct sroce_resp_out *o)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+	int err;
+
+	if (!resp->tx_batch || !resp->tx_batch->head)
+		return 0;
+	err = sroce_net_batch_flush(qp->dev, resp->tx_batch);
+	if (err != -EAGAIN) {
+		sroce_resp_batch_left(resp);
+		return 0;
+	}
+	if (o)
+		sroce_resp_batch_lost(qp, o);
+	return -EAGAIN;
+}
+
+/*
  * Send the next READ response packet of @o.  Return: 0 (sent or lost,
  * the stream advanced), -EAGAIN (send it again later), -EACCES (the MR
  * went away: remote access error).
@@ -416,6 +467,7 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 	u8 opcode = sroce_resp_read_opcode(o, resp->attr.mtu);
 	struct sroce_mr *mr = NULL;
 	struct sk_buff *skb;
+	bool held;
 	u8 *hdr;
 	int err;
 
@@ -436,10 +488,21 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 		return -EACCES;
 	}
 	sroce_dp_claim_home(qp, SROCE_DP_RESP);
+	held = resp->tx_batch && resp->tx_batch->head;
 	err = sroce_net_xmit_batch(qp->dev, qp, &resp->attr.av, skb,
 				   resp->tx_batch);
-	if (err == -EAGAIN)
+	if (err == -EAGAIN) {
+		if (held)
+			sroce_resp_batch_lost(qp, o);
 		return -EAGAIN;
+	}
+	if (sroce_net_batch_started(resp->tx_batch)) {
+		if (held)	/* the batch before it left */
+			sroce_resp_batch_left(resp);
+		resp->tx_mark.psn = o->psn;
+		resp->tx_mark.va = o->va;
+		resp->tx_mark.resid = o->resid;
+	}
 	o->psn = sroce_psn_add(o->psn, 1);
 	o->va += payload;
 	o->resid -= payload;
@@ -482,6 +545,9 @@ static bool sroce_resp_push_loop(struct sroce_qp *qp, int budget)
 			return true;
 		o = list_first_entry(&resp->out, struct sroce_resp_out, list);
 		err = sroce_resp_send_one(qp, o, &done);
+		/* a batch ends with its response: see sroce_resp_batch_lost() */
+		if (!err && done)
+			err = sroce_resp_out_flush(qp, o);
 		resp->tx_blocked = err == -EAGAIN;
 		if (err == -EAGAIN)
 			return true;
@@ -505,10 +571,10 @@ static bool sroce_resp_push_loop(struct sroce_qp *qp, int budget)
  * Sends the queue in order (IBTA 9.7.5.1); a packet the network pushes
  * back (-EAGAIN) stays at the head and sets sroce_resp.tx_blocked.  A
  * READ response whose MR went away fails the connection with a remote
- * access error NAK (sroce_resp_fatal()).  The packets of one call leave
- * in batches, as one skb each (sroce_net_xmit_batch()), the last when the
- * call ends; a batch the network drops then is lost as a packet would be
- * (the requester asks again: IBTA 9.7.5.1.6).
+ * access error NAK (sroce_resp_fatal()).  The packets of one response
+ * leave in batches, as one skb each (sroce_net_xmit_batch()), the last
+ * when the response or the call ends; a batch the network pushes back is
+ * sent again from its first packet, as a single packet would be.
  *
  * Context: a responder run of the QP; does not sleep.
  * Return: true while responses remain (budget spent or backpressure).
@@ -517,13 +583,19 @@ bool sroce_resp_push(struct sroce_qp *qp, int budget)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
 	struct sroce_net_batch batch = {};
+	struct sroce_resp_out *o;
 	bool more;
 
 	sroce_dp_assert_resp_run(qp);
+	batch.max_segs = resp->tx_batch_segs;
 	resp->tx_batch = &batch;
 	more = sroce_resp_push_loop(qp, budget);
+	o = list_first_entry_or_null(&resp->out, struct sroce_resp_out, list);
+	if (sroce_resp_out_flush(qp, o)) {
+		resp->tx_blocked = true;
+		more = true;
+	}
 	resp->tx_batch = NULL;
-	sroce_net_batch_flush(qp->dev, &batch);
 	return more;
 }
 

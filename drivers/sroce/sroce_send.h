@@ -341,7 +341,13 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  *	retry counted against @retry_cnt
  * @rnr_wait: waiting for @rnr_timer; nothing is sent
  * @tx_blocked: waiting for @tx_timer after backpressure
- * @tx_pause_ns: the next backpressure pause; reset when a packet leaves
+ * @tx_pause_ns: the next backpressure pause; reset when a packet or a
+ *	batch leaves
+ * @tx_mark_psn: the first PSN of @tx_batch (sroce_req_batch_lost())
+ * @tx_mark_max: @max_psn before @tx_batch's first packet
+ * @tx_batch_segs: the most packets the next batch may hold: halved when
+ *	one is pushed back, doubled when one leaves, up to
+ *	SROCE_NET_BATCH_SEGS
  * @tx_inflight: request skbs handed to the network and not yet freed (a
  *	batch of packets is one: its head, sroce_net_batch_add())
  * @tx_batch: the packets of the run in progress that wait to leave as one
@@ -420,6 +426,9 @@ struct sroce_send {
 	bool rnr_wait;
 	bool tx_blocked;
 	u32 tx_pause_ns;
+	u32 tx_mark_psn;
+	u32 tx_mark_max;
+	u32 tx_batch_segs;
 	atomic_t tx_inflight;
 	struct sroce_net_batch *tx_batch;
 	bool error;
@@ -512,6 +521,9 @@ void sroce_req_copy_attrs(struct sroce_qp *qp);
 void sroce_req_set_psn(struct sroce_qp *qp, u32 psn);
 bool sroce_req_run(struct sroce_qp *qp, int budget);
 void sroce_req_rewind(struct sroce_qp *qp);
+void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_batch_lost(struct sroce_qp *qp);
+void sroce_req_batch_left(struct sroce_qp *qp);
 void sroce_req_forward(struct sroce_qp *qp);
 void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		    enum ib_wc_status status);

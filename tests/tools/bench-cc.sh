@@ -31,7 +31,8 @@
 # each flow's goodput for two flows. Figures are measured, not asserted.
 # Exits 0 when every run produced its figures.
 # Knobs (env): BENCH_CC_SCENARIOS (all seven), BENCH_CC_REPS (1), CC_RATE
-# (20), CC_SECS (12), CC_CE_THRESHOLD (10ms), and those of knobs_fabric.
+# (20), CC_SECS (12), CC_CE_THRESHOLD (10ms), CC_BATCH (0: sroce's batches
+# off at the bottleneck, cc-lib.sh), and those of knobs_fabric.
 # run from tests/, where lib.sh and the test programs (bin/) are
 # shellcheck source-path=SCRIPTDIR/..
 cd "$(dirname "$0")/.." && source ./lib.sh && source ./cc-lib.sh
