@@ -5,8 +5,9 @@
  *
  * A packet's way through the files:
  *
- *   RX  sroce_net.c (UDP 4791 socket) -> sroce_recv.c (every check, CE/CNP
- *       to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two engines) ->
+ *   RX  sroce_net_sock.c (UDP 4791 socket) -> sroce_recv.c (every check,
+ *       CE/CNP to sroce_cc.c, dispatch) -> sroce_dp.c (the QP's two
+ *       engines) ->
  *       sroce_resp.c, sroce_resp_recv.c, sroce_resp_rdma.c (requests) |
  *       sroce_comp.c (responses)
  *   TX  verbs post_send -> sroce_dp.c doorbell -> sroce_req.c,
@@ -39,7 +40,10 @@
  *                     each run) and the per-QP state of `rdma -dd
  *                     resource show qp` (the tests' stall detector)
  *   sroce_req.c       requester: SQ WQEs fetched and checked, flow
- *                     control, the send loop, go-back-N rewind
+ *                     control, the send loop
+ *   sroce_req_pos.c   requester's position: go-back-N rewind, forward,
+ *                     seek; the network's push-back (pause, a batch sent
+ *                     again)
  *   sroce_req_pkt.c   requester's packets: opcode, headers, payload (copy
  *                     or zero-copy), pacing, transmit
  *   sroce_comp.c      completer: ACKs, NAKs, READ responses -> CQEs
@@ -62,8 +66,10 @@
  *   sroce_recv.c      receive path: packet checks (headers, ICRC, P_Key,
  *                     QP type and state, addresses, Q_Key), congestion
  *                     control hook, dispatch to the QP's data path
- *   sroce_net.c       UDP 4791 sockets per netns and their devices, packet
- *                     allocation, IP/UDP encapsulation, TX, route cache
+ *   sroce_net.c       packet allocation, IP/UDP encapsulation, TX, route
+ *                     cache, same-device loopback
+ *   sroce_net_sock.c  UDP 4791 sockets per netns and their devices (which
+ *                     device a received packet is for)
  *   sroce_net_gso.c   a run's packets as one skb (UDP GSO with a fraglist),
  *                     cut back into the same packets below
  *   sroce_av.c        address vectors and AH numbers

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sroce_net.h - the wire below the transport (sroce_net.c): per-netns UDP
- * 4791 sockets, packet allocation, IP/UDP encapsulation and transmit.
+ * sroce_net.h - the wire below the transport: per-netns UDP 4791 sockets
+ * (sroce_net_sock.c); packet allocation, IP/UDP encapsulation and
+ * transmit (sroce_net.c, sroce_net_gso.c).
  * ECN marking and priority come from sroce_cc.h.
  */
 #ifndef SROCE_NET_H
@@ -73,6 +74,23 @@ struct sroce_net_batch {
 #define SROCE_NET_BATCH_SEGS	32
 #define SROCE_NET_BATCH_BYTES	(U16_MAX - 1024)
 
+/**
+ * sroce_net_batch_next_segs() - the bound on the next batch's packets
+ * @segs: the bound on the batch just flushed, 1 to SROCE_NET_BATCH_SEGS
+ * @left: the batch left (true) or the network pushed it back (false)
+ *
+ * A batch pushed back halves the bound, down to one packet, so a queue too
+ * short for a whole batch still takes a shorter one; one that left doubles
+ * it, up to SROCE_NET_BATCH_SEGS.  Both the requester and the responder
+ * keep their bound this way (struct sroce_net_batch.max_segs).
+ * Return: the bound on the next batch, 1 to SROCE_NET_BATCH_SEGS.
+ */
+static inline u16 sroce_net_batch_next_segs(u16 segs, bool left)
+{
+	return left ? min_t(u16, 2 * segs, SROCE_NET_BATCH_SEGS) :
+		      max_t(u16, segs / 2, 1);
+}
+
 /* The most packets @b may hold (struct sroce_net_batch.max_segs) */
 static inline u16 sroce_net_batch_max_segs(const struct sroce_net_batch *b)
 {
@@ -115,7 +133,10 @@ int sroce_net_kunit_batch_flush(struct sroce_dev *dev,
 				struct sroce_net_batch *b);
 #endif
 
+/* ---- sroce_net_sock.c ---- */
 /* The device of a received packet (sroce_recv.c); RCU held. */
 struct sroce_dev *sroce_net_rx_dev(struct sock *sk, const struct sk_buff *skb);
+bool sroce_net_ndev_has_addr(struct net_device *ndev, bool ipv4,
+			     __be32 a4, const struct in6_addr *a6);
 
 #endif /* SROCE_NET_H */

@@ -694,6 +694,7 @@ void sroce_resp_init(struct sroce_qp *qp)
 	struct sroce_resp *resp = to_sroce_resp(qp);
 
 	memset(resp, 0, sizeof(*resp));
+	resp->tx_batch_segs = SROCE_NET_BATCH_SEGS;
 	INIT_LIST_HEAD(&resp->out);
 	__skb_queue_head_init(&resp->ooo);
 }

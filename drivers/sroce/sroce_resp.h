@@ -185,9 +185,8 @@ struct sroce_resp_attr {
  *	to leave as one skb (NULL outside it)
  * @tx_mark: where @tx_batch began in the READ response stream at the head
  *	of the queue: its PSN, address and bytes left
- * @tx_batch_segs: the most packets the next batch may hold (0: all of
- *	SROCE_NET_BATCH_SEGS): halved when one is pushed back, doubled when
- *	one leaves
+ * @tx_batch_segs: the most packets the next batch may hold, 1 to
+ *	SROCE_NET_BATCH_SEGS (sroce_net_batch_next_segs())
  * @wc_err: receive completion status chosen by the step that failed
  * @msg: message being received
  * @xsrq: XRC TGT QP: the XRC SRQ the request being executed names, with

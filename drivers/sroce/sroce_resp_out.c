@@ -414,10 +414,9 @@ static void sroce_resp_batch_lost(struct sroce_qp *qp,
 				  struct sroce_resp_out *o)
 {
 	struct sroce_resp *resp = to_sroce_resp(qp);
-	u16 segs = resp->tx_batch_segs ?: SROCE_NET_BATCH_SEGS;
 
-	/* a queue that never takes the batch still takes a shorter one */
-	resp->tx_batch_segs = max_t(u16, segs / 2, 1);
+	resp->tx_batch_segs = sroce_net_batch_next_segs(resp->tx_batch_segs,
+							false);
 	if (o->kind != SROCE_OUT_READ)
 		return;
 	o->psn = resp->tx_mark.psn;
@@ -428,9 +427,8 @@ static void sroce_resp_batch_lost(struct sroce_qp *qp,
 /* A batch left: the next may be twice as long, up to the most */
 static void sroce_resp_batch_left(struct sroce_resp *resp)
 {
-	if (resp->tx_batch_segs)
-		resp->tx_batch_segs = min_t(u16, 2 * resp->tx_batch_segs,
-					    SROCE_NET_BATCH_SEGS);
+	resp->tx_batch_segs = sroce_net_batch_next_segs(resp->tx_batch_segs,
+							true);
 }
 
 /*

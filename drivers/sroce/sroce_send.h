@@ -345,9 +345,8 @@ static inline u32 sroce_rtt_rto_us(const struct sroce_rtt *r, u32 gran_us,
  *	batch leaves
  * @tx_mark_psn: the first PSN of @tx_batch (sroce_req_batch_lost())
  * @tx_mark_max: @max_psn before @tx_batch's first packet
- * @tx_batch_segs: the most packets the next batch may hold: halved when
- *	one is pushed back, doubled when one leaves, up to
- *	SROCE_NET_BATCH_SEGS
+ * @tx_batch_segs: the most packets the next batch may hold, 1 to
+ *	SROCE_NET_BATCH_SEGS (sroce_net_batch_next_segs())
  * @tx_inflight: request skbs handed to the network and not yet freed (a
  *	batch of packets is one: its head, sroce_net_batch_add())
  * @tx_batch: the packets of the run in progress that wait to leave as one
@@ -520,14 +519,8 @@ void sroce_req_reset(struct sroce_qp *qp, u32 prod);
 void sroce_req_copy_attrs(struct sroce_qp *qp);
 void sroce_req_set_psn(struct sroce_qp *qp, u32 psn);
 bool sroce_req_run(struct sroce_qp *qp, int budget);
-void sroce_req_rewind(struct sroce_qp *qp);
-void sroce_req_seek(struct sroce_qp *qp, u32 psn);
-void sroce_req_batch_lost(struct sroce_qp *qp);
-void sroce_req_batch_left(struct sroce_qp *qp);
-void sroce_req_forward(struct sroce_qp *qp);
 void sroce_req_fail(struct sroce_qp *qp, struct sroce_req_wqe *w,
 		    enum ib_wc_status status);
-void sroce_req_tx_pause(struct sroce_qp *qp);
 int sroce_req_fetch_one(struct sroce_qp *qp, bool header_only);
 void sroce_req_arm_timer(struct sroce_qp *qp, struct timer_list *t,
 			 unsigned long expires);
@@ -535,6 +528,16 @@ void sroce_req_cursor_seek(struct sroce_sge_cursor *cur,
 			   const struct sroce_sge *sge, u32 num_sge, u32 off);
 void sroce_req_release_cursors(struct sroce_send *snd);
 void sroce_req_release_cur(struct sroce_send *snd);
+
+/* ---- sroce_req_pos.c ---- */
+enum hrtimer_restart sroce_req_tx_timer_fn(struct hrtimer *t);
+void sroce_req_tx_pause(struct sroce_qp *qp);
+int sroce_req_flush(struct sroce_qp *qp);
+void sroce_req_batch_left(struct sroce_qp *qp);
+void sroce_req_batch_lost(struct sroce_qp *qp);
+void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_rewind(struct sroce_qp *qp);
+void sroce_req_forward(struct sroce_qp *qp);
 
 /* ---- sroce_req_pkt.c ---- */
 int sroce_req_send_packet(struct sroce_qp *qp, struct sroce_req_wqe *w);
