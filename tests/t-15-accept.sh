@@ -44,13 +44,31 @@ for ((h = 0; h < HOG; h++)); do
 done
 ((HOG)) && echo "    $HOG busy loops in the guest"
 
+# The send side's events during each pair (tracefs, cleared before it):
+# retransmit timeouts, a retry exceeded with the QP's PSNs, QP state
+# changes and drops; printed when the pair fails, so that a failure on a
+# busy host tells a peer that never answered from answers not taken in.
+T=/sys/kernel/tracing
+[[ -d $T/events ]] || mount -t tracefs nodev $T 2>/dev/null
+TRACE_EVENTS=(sroce_retrans_timeout sroce_retry_exc sroce_qp_state sroce_drop)
+trace_on() {
+	local e
+	[[ -d $T/events/sroce ]] || return 0
+	for e in "${TRACE_EVENTS[@]}"; do
+		echo 1 >"$T/events/sroce/$e/enable" 2>/dev/null
+	done
+}
+trace_on
+
 # pair NAME SECS SERVER... CLIENT... PROG ARGS: one run_pair with its bound;
-# a failure prints every device's counters.
+# a failure prints every device's counters and the pair's last events.
 pair() {
 	local name=$1 secs=$2
 	shift 2
+	[[ -w $T/trace ]] && : >"$T/trace"
 	PAIR_TIMEOUT=$secs run_pair "$name" "$@" && return
 	"$RDMA" statistic show 2>&1 | sed 's/^/    /'
+	[[ -r $T/trace ]] && grep -v '^#' "$T/trace" | tail -n 40 | sed 's/^/    trace| /'
 }
 
 ss=(B sroce1 "$B_IP4" A sroce0 "$A_IP4")
@@ -79,4 +97,5 @@ for ((r = 1; r <= ROUNDS; r++)); do
 done
 
 ((${#hogs[@]})) && kill "${hogs[@]}" 2>/dev/null
+[[ -d $T/events/sroce ]] && echo 0 >"$T/events/sroce/enable"
 dmesg_clean t-15/dmesg

@@ -13,6 +13,9 @@
 #   retransmit   netem loss both ways: sroce_retransmit and
 #                sroce_retrans_timeout, as many as retransmits and
 #                retrans_timeouts counted
+#   retry_exc    every RoCE packet from sroce1 dropped (tc): the client's
+#                WQE fails with retry exceeded, one sroce_retry_exc per
+#                completer_retry_err, nothing queued or in flight
 #   rnr          ib_send_bw with a 1-entry receive queue against a 128-deep
 #                send queue: the receiver runs out of receives,
 #                sroce_rnr_nak_sent on sroce1, sroce_rnr_nak_rcvd on sroce0
@@ -121,6 +124,28 @@ if bw $t ib_write_bw -s 65536 -n 200; then
 		"(( to > 0 && $(nev $t sroce_retrans_timeout) == to ))"
 fi
 ce_off
+
+# --- retry exceeded -------------------------------------------------------------
+# Every RoCE packet from B dropped (its ACKs): the client's first WQE fails
+# with retry exceeded, and the event shows nothing answered in this host.
+t=t-92/retry_exc
+trace_on sroce_retry_exc
+snap $t sroce0
+in_ns B tc qdisc add dev vethB root handle 1: prio &&
+	in_ns B tc filter add dev vethB parent 1: protocol ip u32 match ip protocol 17 0xff \
+		match ip dport 4791 0xffff action drop
+sg=$(gid_index sroce1 "$B_IP4") cg=$(gid_index sroce0 "$A_IP4") port=$PERF_PORT
+PERF_PORT=$((PERF_PORT + 1))
+perf=(-F -p "$port" -s 4096 -n 20)
+PAIR_TIMEOUT=30 pair_exec "$t/run" B A "$port" ib_write_bw -d sroce1 -x "$sg" "${perf[@]}" -- \
+	ib_write_bw -d sroce0 -x "$cg" "${perf[@]}" "$B_IP4"
+st=$(grep -o 'Failed status [0-9]*' "$PAIR_CLOG" | head -n 1)
+in_ns B tc qdisc del dev vethB root 2>/dev/null
+sleep 0.1
+trace_save $t
+n=$(dlt $t sroce0 completer_retry_err)
+expect $t "$n retry exceeded, client: $st: $(first $t sroce_retry_exc)" \
+	"(( n > 0 && $(nev $t sroce_retry_exc 'queued=0 inflight=0') == n )) && [[ '$st' == 'Failed status 12' ]]"
 
 # --- RNR ------------------------------------------------------------------
 t=t-92/rnr

@@ -17,8 +17,8 @@
  *       packets as one skb: sroce_net_gso.c)
  *
  * Files and their one job each (each object's header has its name;
- * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pkt.c,
- * sroce_comp.c and sroce_retx.c):
+ * sroce_send.h is the send side's, shared by sroce_req.c, sroce_req_pos.c,
+ * sroce_req_pkt.c, sroce_comp.c and sroce_retx.c):
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply

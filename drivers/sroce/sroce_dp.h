@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Per-QP data path state (requester, completer, responder) and the hooks
- * the QP state machine calls.  Owned by sroce_dp.c, sroce_req.c,
+ * the QP state machine calls.  Owned by sroce_dp.c, sroce_req*.c,
  * sroce_comp.c, sroce_retx.c and sroce_resp.c (the responder interface
  * below).
  */
@@ -85,7 +85,7 @@ enum sroce_dp_flag {
  *	that found itself elsewhere (queued before the side had a home, or
  *	before the send side moved): a work requeued while it runs stays on
  *	its CPU
- * @send: send-side state: requester and completer (sroce_req.c,
+ * @send: send-side state: requester and completer (sroce_req*.c,
  *	sroce_comp.c, sroce_retx.c), owned by the send side's RUNNING
  * @resp: responder state (sroce_resp.c, sroce_resp_out.c), owned by
  *	RESP_RUNNING

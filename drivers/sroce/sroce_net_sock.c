@@ -129,7 +129,7 @@ static bool sroce_net_owns_daddr(struct sroce_dev *dev,
 
 /**
  * sroce_net_rx_dev() - the device a received packet is for
- * @sk: a UDP 4791 socket of sroce_net.c (the one the packet came in on)
+ * @sk: a UDP 4791 socket of sroce_net_sock.c (the one the packet came in on)
  * @skb: packet, its network header set
  *
  * Looks among the devices attached in the socket's namespace for the one

@@ -3,7 +3,7 @@
  * sroce_recv.c - the receive path: from the UDP 4791 socket to the data
  * path of the destination QP (IBTA vol. 1 9.6 packet checks, annex A17).
  *
- * sroce_udp_encap_rcv(), the encap_rcv of the sockets sroce_net.c keeps
+ * sroce_udp_encap_rcv(), the encap_rcv of the sockets sroce_net_sock.c keeps
  * per network namespace, takes every packet through:
  *   1. the device it is for (sroce_net_rx_dev(): the netdev it arrived
  *      on, the real device below a VLAN, or the owner of the address)
@@ -492,7 +492,7 @@ void sroce_recv_skb_local(struct sroce_dev *dev, struct sk_buff *skb)
 
 /**
  * sroce_udp_encap_rcv() - receive a RoCEv2 packet
- * @sk: a UDP 4791 socket of sroce_net.c (its encap_rcv)
+ * @sk: a UDP 4791 socket of sroce_net_sock.c (its encap_rcv)
  * @skb: packet; skb->data at the UDP header, whose checksum (if not
  *	zero) the UDP layer verified
  *

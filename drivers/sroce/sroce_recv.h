@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce_recv.h - the receive path (sroce_recv.c): the encap_rcv callback
- * sroce_net.c installs on its UDP 4791 sockets, and the checks KUnit
+ * sroce_net_sock.c installs on its UDP 4791 sockets, and the checks KUnit
  * tests.
  */
 #ifndef SROCE_RECV_H

@@ -165,6 +165,12 @@ bool sroce_retx_retry(struct sroce_qp *qp, bool timeout, bool counted)
 		return false;
 	if (counted && !snd->retry_cnt) {
 		sroce_counter_inc(qp->dev, SROCE_CNT_COMPLETER_RETRY_ERR);
+		trace_sroce_retry_exc(qp, snd->comp_psn, snd->psn,
+				      snd->max_psn,
+				      jiffies_to_msecs(jiffies -
+						       snd->last_progress),
+				      skb_queue_len_lockless(&qp->rx_queue),
+				      atomic_read(&snd->tx_inflight));
 		sroce_comp_fail_head(qp, IB_WC_RETRY_EXC_ERR);
 		return false;
 	}

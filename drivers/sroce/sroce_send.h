@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce_send.h - the send side of one QP: state shared by the requester
- * (sroce_req.c, sroce_req_pkt.c), the completer (sroce_comp.c) and the
+ * (sroce_req.c, sroce_req_pos.c, sroce_req_pkt.c), the completer (sroce_comp.c) and the
  * retransmission policy (sroce_retx.c), and the calls between them and
  * the QP work loop (sroce_dp.c).
  *

@@ -93,6 +93,39 @@ DEFINE_EVENT_PRINT(sroce_qp_psn_class, sroce_retrans_timeout,
 		   TP_printk("qpn=%u psn=%u backoff=%u", __entry->qpn,
 			     __entry->psn, __entry->n));
 
+/*
+ * A WQE failed with retry exceeded (IBTA 9.7.5.2.4, 9.7.6.1.3): the send
+ * side's state then.  PSNs: the oldest unacknowledged, the next to send,
+ * one past the newest sent; idle_ms: since the last retry or progress
+ * (at least the local ACK timeout when the retry was counted); queued:
+ * responses waiting for the completer; inflight: request skbs still in
+ * this host's stack.  A peer that answered nothing shows queued 0 and
+ * inflight 0.
+ */
+TRACE_EVENT(sroce_retry_exc,
+	    TP_PROTO(const struct sroce_qp *qp, u32 comp_psn, u32 psn,
+		     u32 max_psn, u32 idle_ms, u32 queued, u32 inflight),
+	    TP_ARGS(qp, comp_psn, psn, max_psn, idle_ms, queued, inflight),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, comp_psn)
+			     __field(u32, psn)
+			     __field(u32, max_psn)
+			     __field(u32, idle_ms)
+			     __field(u32, queued)
+			     __field(u32, inflight)),
+	    TP_fast_assign(__entry->qpn = sroce_qpn(qp);
+			   __entry->comp_psn = comp_psn;
+			   __entry->psn = psn;
+			   __entry->max_psn = max_psn;
+			   __entry->idle_ms = idle_ms;
+			   __entry->queued = queued;
+			   __entry->inflight = inflight;),
+	    TP_printk("qpn=%u comp_psn=%u psn=%u max_psn=%u idle_ms=%u queued=%u inflight=%u",
+		      __entry->qpn, __entry->comp_psn, __entry->psn,
+		      __entry->max_psn, __entry->idle_ms, __entry->queued,
+		      __entry->inflight)
+);
+
 DEFINE_EVENT(sroce_qp_psn_class, sroce_rnr_nak_sent,
 	     TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 n),
 	     TP_ARGS(qp, psn, n));
