@@ -19,7 +19,8 @@
  *	MIDDLE, a READ of more than 4 KiB) from a QP of the same device moves
  *	the responder to the second choice when that CPU is home to fewer
  *	placed send sides; a single-packet request brings it back once idle;
- *	a remote peer's responder, kernel and UD QPs' stay.
+ *	a remote peer's responder follows its requests to the CPU they
+ *	arrive on once idle, and stays while busy; kernel and UD QPs' stay.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -497,8 +498,19 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
 	  .type = IB_QPT_RC, .remote = true, .home = HERE, .homes_here = 1,
 	  .want = HERE },
-	{ .name = "remote_idle_does_not_come_back",
+	{ .name = "remote_idle_follows_its_requests",
 	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
+	  .remote = true, .home = ALT, .want = HERE, .moves = 1 },
+	{ .name = "remote_bulk_after_idle_follows",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = ALT, .want = HERE,
+	  .moves = 1 },
+	{ .name = "remote_busy_stays_away",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_MIDDLE, .bulk = true,
+	  .type = IB_QPT_RC, .remote = true, .home = ALT, .recent = true,
+	  .want = ALT },
+	{ .name = "remote_idle_kernel_qp_stays",
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC, .kernel = true,
 	  .remote = true, .home = ALT, .want = ALT },
 	{ .name = "run_in_progress_stays",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,

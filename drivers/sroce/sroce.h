@@ -217,7 +217,7 @@ enum sroce_counter {
 	SROCE_CNT_LOOPBACK_PKTS,	/* sent straight to the own receive path */
 	SROCE_CNT_DOORBELLS,		/* user SQ doorbells (system calls) */
 	SROCE_CNT_SEND_MOVES,		/* send sides placed on another CPU */
-	SROCE_CNT_RESP_MOVES,		/* local peers' responders moved */
+	SROCE_CNT_RESP_MOVES,		/* responders moved to another CPU */
 	SROCE_CNT_TX_BATCHES,		/* request batches sent as one skb */
 	SROCE_NUM_COUNTERS
 };

@@ -71,8 +71,9 @@ enum sroce_dp_flag {
  *	stay in order (sroce_req_pkt.c "Packet order across CPUs"): the CPU
  *	it first sent from (sroce_dp_claim_home()), -1 until then.  The
  *	send side's moves only while every packet it sent is acknowledged
- *	(sroce_dp_place_send()); the responder's only when its peer is on
- *	the same device, whose packets wait in no CPU's queue
+ *	(sroce_dp_place_send()); the responder's when its peer is on the
+ *	same device, whose packets wait in no CPU's queue, or, for a peer
+ *	elsewhere, to where its requests arrive after an idle spell
  *	(sroce_dp_place_resp())
  * @resp_last: jiffies of the responder's last run
  * @placed_cpu: the CPU whose count of placed send sides (struct

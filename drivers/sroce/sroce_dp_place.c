@@ -176,8 +176,18 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * whose requester runs where its responses arrive (rdma_rxe 6.1's tasks)
  * then sends from two CPUs and reorders its own requests (a veth bench
  * of rdma_rxe -> sroce with the responder placed for remote peers too:
- * sequence NAKs 0 -> 3,025, rdma_rxe's retries 223 -> 1,027).  User RC
- * QPs only (sroce_dp_spreads()).
+ * sequence NAKs 0 -> 3,025, rdma_rxe's retries 223 -> 1,027).
+ *
+ * Where a remote peer's requests arrive changes when its requester moves
+ * (sroce's own send sides are placed by their doorbells after an idle
+ * spell).  A responder left behind would then be woken on its old CPU
+ * for every burst of requests, and wait there whenever that CPU does not
+ * run it (a busy host: its peer's ACK timeouts count against the retry
+ * budget meanwhile).  So a request after SROCE_DP_PLACE_IDLE without a
+ * responder run moves a remote peer's responder to the CPU it arrived
+ * on: nothing it sent can still be queued after that long, and its
+ * responses leave from where the peer's requests come from, as before
+ * the peer moved.  User RC QPs only (sroce_dp_spreads()).
  */
 #define SROCE_DP_BULK_READ	4096
 
@@ -206,7 +216,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
  * @qp: queue pair whose request arrived on this CPU
  * @bulk: the request is part of a transfer of several packets
  *	(sroce_dp_bulk_req())
- * @local: it came from a QP of the same device (SROCE_PKT()->local)
+ * @local: it came from a QP of the same device (SROCE_PKT()->local); a
+ *	remote peer's responder only follows its requests after an idle
+ *	spell
  *
  * See "Placing a responder" above.  Owns RESP_RUNNING while it moves the
  * home, as sroce_dp_place_send() owns RUNNING: a run that starts later
@@ -219,9 +231,9 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
 	int was = READ_ONCE(*home), cpu = raw_smp_processor_id(), want;
 
-	if (!local || !sroce_dp_spreads(qp))
+	if (!sroce_dp_spreads(qp))
 		return;
-	if (bulk) {
+	if (bulk && local) {
 		if (was >= 0 && was != cpu)
 			return;		/* away already */
 		want = sroce_dp_pick_home(qp, cpu);
