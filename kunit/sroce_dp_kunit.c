@@ -444,6 +444,7 @@ struct sroce_dpk_resp_case {
 	int home;		/* HERE, ALT or -1 */
 	bool recent;		/* a responder run in the last jiffy */
 	bool running;		/* a responder run in progress */
+	bool blocked;		/* its last send was pushed back */
 	int homes_here;		/* placed send sides here */
 	int homes_alt;		/* on the QPN's second choice */
 	int want;		/* expected home: HERE, ALT or -1 */
@@ -509,6 +510,9 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_MIDDLE, .bulk = true,
 	  .type = IB_QPT_RC, .remote = true, .home = ALT, .recent = true,
 	  .want = ALT },
+	{ .name = "remote_idle_pushed_back_stays",
+	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC,
+	  .remote = true, .home = ALT, .blocked = true, .want = ALT },
 	{ .name = "remote_idle_kernel_qp_stays",
 	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC, .kernel = true,
 	  .remote = true, .home = ALT, .want = ALT },
@@ -559,6 +563,7 @@ static void sroce_dpk_resp_test(struct kunit *test)
 	atomic_set(&dev->send_homes[alt], c->homes_alt);
 	if (c->running)
 		set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	qp->dp.resp.tx_blocked = c->blocked;
 	sroce_dp_place_resp(qp, sroce_dp_bulk_req(&pkt), pkt.local);
 	migrate_enable();
 	/* the run's bit is the run's: taken and given back, or left alone */

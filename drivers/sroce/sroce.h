@@ -34,8 +34,9 @@
  *   sroce_dp.c        QP data path: the send side's and the responder's
  *                     runs, their work item, doorbell and RX kick
  *   sroce_dp_place.c  where each side runs: its home CPU, claimed or
- *                     placed (send sides by doorbells, the responders of
- *                     local peers by requests of several packets)
+ *                     placed (send sides by doorbells, responders by
+ *                     where their requests arrive, and for local peers
+ *                     by requests of several packets)
  *   sroce_diag.c      the send side's wake-up invariant (checked after
  *                     each run) and the per-QP state of `rdma -dd
  *                     resource show qp` (the tests' stall detector)

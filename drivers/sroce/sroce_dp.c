@@ -38,7 +38,8 @@
  * sides are placed instead (sroce_dp_place.c): the send side by its
  * doorbells, which spreads the QPs of one thread over CPUs, and the
  * responder of a peer on the same device by requests of several packets,
- * which puts one QP's two directions on two CPUs.
+ * which puts one QP's two directions on two CPUs (a remote peer's
+ * responder follows its requests to the CPU they arrive on, once idle).
  *
  * Serialization: a run owns its side's RUNNING bit (struct sroce_dp).  The
  * work item is the runner of last resort; sroce_dp_rx_kick() (RX softirq) and
@@ -222,8 +223,8 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 
 	/*
 	 * Read before it is queued: a run elsewhere may take it at once.
-	 * Only a local peer's request places the responder, so only its
-	 * headers are looked at here.
+	 * Only a local peer's request can be placed by its size, so only
+	 * its headers are looked at here.
 	 */
 	if (side == SROCE_DP_RESP) {
 		local = SROCE_PKT(skb)->local;

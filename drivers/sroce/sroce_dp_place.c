@@ -15,6 +15,7 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <kunit/visibility.h>
 
@@ -168,8 +169,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * A single-packet request after SROCE_DP_PLACE_IDLE without a responder
  * run brings it back, so a ping-pong needs no wake-up.
  *
- * Only for a peer on the same device (the request came by loopback,
- * SROCE_PKT()->local): the responder's packets go by loopback too,
+ * Moves to a second CPU only for a peer on the same device (the request
+ * came by loopback, SROCE_PKT()->local): the responder's packets go by
+ * loopback too,
  * within its run, and wait in no CPU's queue, so a move keeps them in
  * order.  A peer elsewhere keeps its responder where its requests arrive:
  * responses from another CPU arrive at the peer on that CPU, and a peer
@@ -185,9 +187,10 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * run it (a busy host: its peer's ACK timeouts count against the retry
  * budget meanwhile).  So a request after SROCE_DP_PLACE_IDLE without a
  * responder run moves a remote peer's responder to the CPU it arrived
- * on: nothing it sent can still be queued after that long, and its
- * responses leave from where the peer's requests come from, as before
- * the peer moved.  User RC QPs only (sroce_dp_spreads()).
+ * on, when the responder has nothing left to send and no retry of a send
+ * pending (sroce_dp_resp_quiet()): what it sent before went long ago,
+ * and its responses leave from where the peer's requests come from, as
+ * before the peer moved.  User RC QPs only (sroce_dp_spreads()).
  */
 #define SROCE_DP_BULK_READ	4096
 
@@ -211,6 +214,20 @@ bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
 
+/*
+ * Has @qp's responder nothing left to send, nor a retry of a send pending?
+ * A remote peer's responder moves only then: its responses may wait in the
+ * old home's queues, and the ones it still has would otherwise leave from
+ * the new home ahead of them.  The caller owns RESP_RUNNING.
+ */
+static bool sroce_dp_resp_quiet(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = to_sroce_resp(qp);
+
+	return list_empty(&resp->out) && !resp->tx_blocked &&
+	       !hrtimer_is_queued(&qp->dp.resp_timer);
+}
+
 /**
  * sroce_dp_place_resp() - place a responder for a request
  * @qp: queue pair whose request arrived on this CPU
@@ -218,7 +235,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_bulk_req);
  *	(sroce_dp_bulk_req())
  * @local: it came from a QP of the same device (SROCE_PKT()->local); a
  *	remote peer's responder only follows its requests after an idle
- *	spell
+ *	spell, with nothing left to send
  *
  * See "Placing a responder" above.  Owns RESP_RUNNING while it moves the
  * home, as sroce_dp_place_send() owns RUNNING: a run that starts later
@@ -250,7 +267,7 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
 		return;
 	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
-	if (READ_ONCE(*home) == was) {
+	if (READ_ONCE(*home) == was && (local || sroce_dp_resp_quiet(qp))) {
 		WRITE_ONCE(*home, want);
 		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_MOVES);
 	}
