@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite sroce_mr_fast: fast-register MRs (sroce_mr.c, IBTA 10.6.3.6-7).
+ * KUnit suite sroce_mr_fast: fast-register MRs (sroce_mr_fast.c, IBTA
+ * 10.6.3.6-7).
  *   - sroce_mr_map_sg(): the page list ib_sg_to_pages() builds from a
  *     DMA-mapped scatterlist (with the core's virtual DMA a DMA address is
  *     a kernel virtual address): first-page offsets, partial last pages,

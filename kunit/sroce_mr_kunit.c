@@ -4,7 +4,7 @@
  * sroce_mr_check() (IBTA 10.6.3, 9.7.5.1.2: PD, access flags, bounds with
  * overflow near 2^64), SGE gather/scatter, which MRs a peer may invalidate
  * (IBTA 10.6.7) and deregistration while an engine still holds the MR
- * (sroce_mr.c, sroce_mr_copy.c).
+ * (sroce_mr.c, sroce_mr_rkey.c, sroce_mr_copy.c).
  *
  * The device and MRs are built in the test: a zeroed struct sroce_dev with
  * only its MR xarray set up, MRs registered through sroce_mr_init_dma()

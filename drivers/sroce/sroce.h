@@ -22,7 +22,9 @@
  *   sroce_main.c      module init/exit, rdma_link_ops, netdev notifier,
  *                     device allocation/registration, port state, ops table
  *   sroce_verbs.c     verb entry points: validate, allocate, reply
- *                     (device, port, contexts, PDs, AHs, QPs, SRQs)
+ *                     (device, port, contexts, PDs, AHs, rdma resource
+ *                     details)
+ *   sroce_verbs_qp.c  QP and SRQ verbs: create, modify, query, destroy
  *   sroce_verbs_cq.c  CQ verbs, poll_cq (CQE -> ib_wc), req_notify_cq
  *   sroce_verbs_wr.c  kernel consumers' post_send, post_recv,
  *                     post_srq_recv: WR checks, WQEs into the rings
@@ -74,8 +76,12 @@
  *   sroce_net_gso.c   a run's packets as one skb (UDP GSO with a fraglist),
  *                     cut back into the same packets below
  *   sroce_av.c        address vectors and AH numbers
- *   sroce_mr.c        MRs, keys, protection checks, registration (DMA,
- *                     user, fast-register MRs)
+ *   sroce_mr.c        MRs, keys, lookups, protection checks,
+ *                     registration (DMA, user MRs), deregistration
+ *   sroce_mr_fast.c   fast-register MRs: page lists (map_mr_sg),
+ *                     IB_WR_REG_MR, IB_WR_LOCAL_INV
+ *   sroce_mr_rkey.c   a peer's rkeys: the MR (or memory window) a remote
+ *                     access reaches, Send with Invalidate
  *   sroce_mr_copy.c   copies to/from MR memory, atomics, SGE cursors
  *                     (copy and zero-copy gather)
  *   sroce_mw.c        memory windows (type 1, 2B): bind, invalidate, the

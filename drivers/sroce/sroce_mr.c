@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory regions: keys, protection checks (IBTA 10.6) and registration;
- * the copies between MRs and kernel buffers are in sroce_mr_copy.c.
+ * Memory regions: keys, lookups, protection checks (IBTA 10.6),
+ * registration and deregistration; fast-register MRs are in
+ * sroce_mr_fast.c, the rkeys of a peer's requests in sroce_mr_rkey.c,
+ * the copies between MRs and kernel buffers in sroce_mr_copy.c.
  *
  * Keys: lkey == rkey == (index << 8) | key byte.  The index (1 .. 2^24-1)
  * comes from a cyclic xarray allocation in dev->mr_xa, so a lookup is one
@@ -13,12 +15,6 @@
  * Lookups compare @key, the key in effect: a fast-register
  * MR (ib_alloc_mr()) gets its key byte from each IB_WR_REG_MR, whose
  * owner sets ibmr's keys ahead of it (ib_update_fast_reg_key()).
- *
- * Fast-register MRs (IBTA 10.6.3.6-7) are published invalid when
- * allocated; ib_map_mr_sg() stages a page list (kernel virtual addresses:
- * the core's virtual DMA), IB_WR_REG_MR makes it the one in effect and
- * validates the MR, IB_WR_LOCAL_INV or a peer's SEND with Invalidate
- * invalidates it.
  *
  * Lifetime: an MR carries a kref; lookups (RCU + kref_get_unless_zero())
  * take a reference, which an engine may keep across packets (a multi-packet
@@ -53,10 +49,6 @@
 #include "sroce_verbs.h"
 #include "sroce_compat.h"
 
-#define SROCE_MR_KEY_SHIFT	8
-#define SROCE_MR_KEY_BYTE	0xffU
-#define SROCE_MR_MAX_INDEX	(U32_MAX >> SROCE_MR_KEY_SHIFT)
-
 /*
  * Access flags an MR may carry; MW_BIND lets windows bind to it (sroce_mw.c),
  * FLUSH_GLOBAL lets a peer's FLUSH name it (annex A19.4, where the kernel
@@ -79,11 +71,6 @@
 				 IB_ACCESS_REMOTE_ATOMIC | \
 				 SROCE_ACCESS_FLUSH_GLOBAL | \
 				 SROCE_ACCESS_FLUSH_PERSISTENT)
-
-/* Access flags that let a peer name the MR in an rkey. */
-#define SROCE_MR_REMOTE_MASK	(IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
 
 /* Indices whose last key byte one page of dev->mr_key_hist keeps. */
 #define SROCE_MR_HIST_CHUNK	PAGE_SIZE
@@ -253,7 +240,7 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_mr_put);
  * IBTA 10.6.3.1 / C10-10: remote write and remote atomic access need local
  * write access; on-demand paging is not offered.
  */
-static int sroce_mr_check_access(int access)
+int sroce_mr_check_access(int access)
 {
 	if (access & IB_ACCESS_ON_DEMAND)
 		return -EOPNOTSUPP;
@@ -265,9 +252,9 @@ static int sroce_mr_check_access(int access)
 	return 0;
 }
 
-static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
-				 struct sroce_pd *pd, enum sroce_mr_type type,
-				 int access)
+void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
+			  struct sroce_pd *pd, enum sroce_mr_type type,
+			  int access)
 {
 	mr->dev = dev;
 	mr->pd = pd;
@@ -283,7 +270,7 @@ static void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
  * until sroce_mr_publish().  The key byte is random, never the one the
  * index had last.
  */
-static int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
+int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr)
 {
 	u32 idx, key, byte;
 	u8 *last;
@@ -695,7 +682,7 @@ struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key)
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_key_get);
 
-static bool sroce_mr_is_window(const struct sroce_mr *mr)
+bool sroce_mr_is_window(const struct sroce_mr *mr)
 {
 	return mr->type == SROCE_MR_MW1 || mr->type == SROCE_MR_MW2;
 }
@@ -784,448 +771,3 @@ int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_mr_check);
-
-/*
- * Whether a peer's Send with Invalidate may name an MR of each type
- * (IBTA 10.6.7): only fast-register MRs (IB_MR_TYPE_MEM_REG, from
- * ib_alloc_mr()) and type 2B memory windows.  An MR registered by its
- * owner is invalidated only by deregistration, a type 1 window by a
- * zero-length bind or deallocation; a kernel PD's local_dma_lkey is a
- * DMA MR.
- */
-static const bool sroce_mr_type_peer_inv[] = {
-	[SROCE_MR_DMA] = false,
-	[SROCE_MR_USER] = false,
-	[SROCE_MR_FAST] = true,
-	[SROCE_MR_MW1] = false,
-	[SROCE_MR_MW2] = true,
-};
-
-/**
- * sroce_mr_peer_may_invalidate() - may a peer invalidate this MR
- * @mr: region named by the R_Key of an IETH
- * @pd: PD of the QP the Send with Invalidate arrived on
- *
- * IBTA 10.6.7, 9.4.1.1: only an MR of a type that allows it
- * (sroce_mr_type_peer_inv[]), registered with remote access and in the
- * QP's PD, may be invalidated remotely; anything else is refused and the
- * MR left alone.  Validity is not checked here (the lookup does).
- * Context: any; reads @mr only.
- * Return: true when the MR may be invalidated.
- */
-bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
-				  const struct sroce_pd *pd)
-{
-	if (mr->type >= ARRAY_SIZE(sroce_mr_type_peer_inv) ||
-	    !sroce_mr_type_peer_inv[mr->type])
-		return false;
-	if (!(mr->access & SROCE_MR_REMOTE_MASK))
-		return false;
-	return mr->pd == pd;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_mr_peer_may_invalidate);
-
-/**
- * sroce_rkey_invalidate() - execute a peer's Send with Invalidate
- * @dev: device
- * @pd: PD of the QP the message arrived on
- * @qpn: that QP's number (a type 2B window must be bound to it)
- * @rkey: the R_Key of the IETH
- *
- * IBTA 9.4.1.1, 10.6.7: a fast-register MR or a type 2B window the peer
- * may invalidate (sroce_mr_peer_may_invalidate()) becomes invalid; a
- * window also lets its MR go.
- * Context: any.
- * Return: 0, or -EINVAL when @rkey names nothing the peer may invalidate
- * (left alone).
- */
-int sroce_rkey_invalidate(struct sroce_dev *dev, const struct sroce_pd *pd,
-			  u32 qpn, u32 rkey)
-{
-	struct sroce_mr *mr = sroce_key_get(dev, rkey);
-	int err = -EINVAL;
-
-	if (mr && sroce_mr_peer_may_invalidate(mr, pd)) {
-		if (sroce_mr_is_window(mr)) {
-			err = sroce_mw_invalidate(mr, pd, qpn, rkey);
-		} else if (!atomic_read(&mr->num_mw)) {
-			/* an MR with windows bound stays (IBTA 10.6.7.2.6) */
-			WRITE_ONCE(mr->valid, false);
-			err = 0;
-		}
-	}
-	if (mr)
-		sroce_mr_put(mr);
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_invalidate);
-
-/*
- * The MR behind @rkey for an access of [@va, @va + @len) with @access,
- * with a reference, and with a hold when @hold; a window's (@ref->win,
- * with a reference, and its binding in @ref->gen) grants only its bytes
- * with its own rights.  Return: the MR, or NULL (nothing held then).
- */
-static struct sroce_mr *sroce_rkey_resolve(struct sroce_dev *dev,
-					   const struct sroce_pd *pd, u32 qpn,
-					   u32 rkey, u64 va, u64 len,
-					   int access, bool hold,
-					   struct sroce_rkey_ref *ref)
-{
-	struct sroce_mr *mr = sroce_key_get(dev, rkey);
-	u32 key = rkey;
-
-	memset(ref, 0, sizeof(*ref));
-	if (mr && sroce_mr_is_window(mr)) {
-		ref->win = mr;
-		mr = sroce_mw_window_get(ref->win, pd, qpn, va, len, access,
-					 &ref->gen);
-		access = 0;	/* the window's rights were checked */
-		if (mr)
-			key = READ_ONCE(mr->key);
-	}
-	if (mr && hold && !sroce_mr_hold(mr, key)) {
-		sroce_mr_put(mr);
-		mr = NULL;
-	}
-	if (mr && sroce_mr_check(mr, pd, va, len, access)) {
-		if (hold)
-			sroce_mr_put_held(mr);
-		else
-			sroce_mr_put(mr);
-		mr = NULL;
-	}
-	if (!mr && ref->win) {
-		sroce_mr_put(ref->win);
-		ref->win = NULL;
-	}
-	return mr;
-}
-
-/**
- * sroce_rkey_get() - resolve an rkey for a remote access and check it
- * @dev: device
- * @pd: PD of the QP doing the access
- * @qpn: that QP's number (a type 2B window must be bound to it)
- * @rkey: the rkey of a RETH or AtomicETH
- * @va: first byte
- * @len: bytes
- * @access: IB_ACCESS_REMOTE_* rights the access needs
- *
- * An MR's rkey is checked by sroce_mr_check(); a memory window's grants
- * only its window, with its own rights, through the MR it is bound to
- * (sroce_mw_window_get(), IBTA 10.6.7, 9.7.5.1.2).  For an access that
- * ends with the packet that asked for it; one that goes on over later
- * packets takes the rkey with sroce_rkey_hold().
- * Context: any.
- * Return: the MR to access, with a reference held, or NULL (remote
- * access error).
- */
-struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
-				const struct sroce_pd *pd, u32 qpn, u32 rkey,
-				u64 va, u64 len, int access)
-{
-	struct sroce_rkey_ref ref;
-	struct sroce_mr *mr;
-
-	mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access, false,
-				&ref);
-	if (ref.win)
-		sroce_mr_put(ref.win);
-	return mr;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_get);
-
-/**
- * sroce_rkey_hold() - take an rkey for an access that goes on over
- *	several packets
- * @dev: device
- * @pd: PD of the QP doing the access
- * @qpn: that QP's number (a type 2B window must be bound to it)
- * @rkey: the rkey of the RETH
- * @va: first byte
- * @len: bytes
- * @access: IB_ACCESS_REMOTE_* rights the access needs
- * @ref: filled: the MR (held, sroce_mr_hold()) and, for a window's rkey,
- *	the window and its binding
- *
- * Checks as sroce_rkey_get() once, for the whole access (IBTA
- * 9.7.5.1.2); each later packet checks sroce_rkey_ref_ok(), so the
- * access ends when the MR is invalidated or the window's binding ends.
- * Context: any.
- * Return: 0, or -EACCES (remote access error; @ref holds nothing).
- */
-int sroce_rkey_hold(struct sroce_dev *dev, const struct sroce_pd *pd,
-		    u32 qpn, u32 rkey, u64 va, u64 len, int access,
-		    struct sroce_rkey_ref *ref)
-{
-	ref->mr = sroce_rkey_resolve(dev, pd, qpn, rkey, va, len, access,
-				     true, ref);
-	return ref->mr ? 0 : -EACCES;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_hold);
-
-/**
- * sroce_rkey_release() - let go of an rkey taken with sroce_rkey_hold()
- * @ref: the rkey, or a zeroed one; zeroed afterwards
- *
- * Context: any.
- */
-void sroce_rkey_release(struct sroce_rkey_ref *ref)
-{
-	if (ref->mr)
-		sroce_mr_put_held(ref->mr);
-	if (ref->win)
-		sroce_mr_put(ref->win);
-	memset(ref, 0, sizeof(*ref));
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_rkey_release);
-
-/* ------------------------------------------------------------------ */
-/* Fast-register MRs (IBTA 10.6.3.6, 10.6.5: Base Memory Management)   */
-/* ------------------------------------------------------------------ */
-
-/**
- * sroce_mr_init_fast() - set up a fast-register MR, invalid until
- *	IB_WR_REG_MR
- * @dev: device; it must use the core's virtual DMA (page lists then hold
- *	kernel virtual addresses)
- * @mr: zeroed MR
- * @pd: protection domain
- * @max_num_sg: most pages one registration maps (1 .. SROCE_FR_MAX_PAGES)
- *
- * The key is reserved and published at once, invalid: lookups fail until
- * sroce_mr_fast_reg() validates it.  On failure nothing is left to undo
- * but kfree(@mr).
- * Context: process.
- * Return: 0, -EINVAL (@max_num_sg), -EOPNOTSUPP (no virtual DMA), -ENOMEM.
- */
-int sroce_mr_init_fast(struct sroce_dev *dev, struct sroce_mr *mr,
-		       struct sroce_pd *pd, u32 max_num_sg)
-{
-	struct sroce_fr *fr = &mr->fr;
-	int err;
-
-	if (!max_num_sg || max_num_sg > SROCE_FR_MAX_PAGES)
-		return -EINVAL;
-	if (!ib_uses_virt_dma(&dev->ib_dev))
-		return -EOPNOTSUPP;
-
-	sroce_mr_init_common(dev, mr, pd, SROCE_MR_FAST, 0);
-	fr->max = max_num_sg;
-	fr->shift = PAGE_SHIFT;
-	fr->live = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
-	fr->stage = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!fr->live || !fr->stage)
-		goto err_free;
-	err = sroce_mr_alloc_key(dev, mr);
-	if (err)
-		goto err_free;
-	/* Cannot fail: the slot was reserved by sroce_mr_alloc_key(). */
-	xa_store(&dev->mr_xa, mr->key >> SROCE_MR_KEY_SHIFT, mr, GFP_KERNEL);
-	return 0;
-
-err_free:
-	kfree(fr->live);
-	kfree(fr->stage);
-	fr->live = NULL;
-	fr->stage = NULL;
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_mr_init_fast);
-
-/* ib_sg_to_pages() callback: one more block for the staged list. */
-static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
-{
-	struct sroce_fr *fr = &to_sroce_mr(ibmr)->fr;
-
-	if (fr->nstage >= fr->max)
-		return -ENOMEM;
-	fr->stage[fr->nstage++] = addr;
-	return 0;
-}
-
-/**
- * sroce_mr_map_sg() - build the page list of the next registration
- *	(ib_device_ops.map_mr_sg)
- * @mr: a fast-register MR; ibmr.page_size set by ib_map_mr_sg()
- * @sg: DMA-mapped list; with virtual DMA each address is a kernel VA
- * @nents: entries of @sg
- * @sg_offset: bytes to skip in the first entry; updated as
- *	ib_sg_to_pages() documents
- *
- * ib_sg_to_pages() splits @sg into blocks of ibmr.page_size: the first
- * may start at any offset, the last end anywhere, the others must be
- * whole blocks (an entry that would leave a gap ends the mapping there;
- * the caller sees fewer entries mapped).  Sets ibmr.iova and ibmr.length.
- * The list takes effect with IB_WR_REG_MR; the registration in effect is
- * not touched.
- * Context: any (no sleeping).
- * Return: entries of @sg mapped, or -EINVAL (page size not in
- * SROCE_FR_PAGE_SIZE_CAP, not a fast-register MR).
- */
-int sroce_mr_map_sg(struct sroce_mr *mr, struct scatterlist *sg, int nents,
-		    unsigned int *sg_offset)
-{
-	struct sroce_fr *fr = &mr->fr;
-	u64 psize = mr->ibmr.page_size;
-	int n;
-
-	if (mr->type != SROCE_MR_FAST || !is_power_of_2(psize) ||
-	    !(psize & SROCE_FR_PAGE_SIZE_CAP))
-		return -EINVAL;
-	fr->nstage = 0;
-	n = ib_sg_to_pages(&mr->ibmr, sg, nents, sg_offset, sroce_mr_set_page);
-	fr->stage_off = mr->ibmr.iova & (psize - 1);
-	return n;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_mr_map_sg);
-
-/*
- * The fast-register MR @key names, with a reference, when it is @want
- * (NULL: any); the pointer is compared, never followed, before the
- * lookup found it alive.
- */
-static struct sroce_mr *sroce_mr_get_fast(struct sroce_dev *dev, u32 key,
-					  const struct sroce_mr *want)
-{
-	struct sroce_mr *mr;
-
-	rcu_read_lock();
-	mr = xa_load(&dev->mr_xa, key >> SROCE_MR_KEY_SHIFT);
-	if (mr && ((want && mr != want) || mr->type != SROCE_MR_FAST ||
-		   !kref_get_unless_zero(&mr->ref)))
-		mr = NULL;
-	rcu_read_unlock();
-	return mr;
-}
-
-/*
- * Make the staged list the registration in effect (fr->lock held, the MR
- * invalid and unreferenced): the fields first, then @valid with release.
- */
-static int sroce_mr_fast_apply(struct sroce_mr *mr, u32 key, int access)
-{
-	struct sroce_fr *fr = &mr->fr;
-	u32 shift = ilog2(mr->ibmr.page_size);
-	u64 end;
-	u64 *tmp;
-
-	lockdep_assert_held(&fr->lock);
-	if (!fr->nstage || !mr->ibmr.length ||
-	    check_add_overflow((u64)fr->stage_off, mr->ibmr.length, &end) ||
-	    end > ((u64)fr->nstage << shift) ||
-	    check_add_overflow(mr->ibmr.iova, mr->ibmr.length, &end))
-		return -EINVAL;
-	tmp = fr->live;
-	fr->live = fr->stage;
-	fr->stage = tmp;
-	fr->nlive = fr->nstage;
-	fr->nstage = 0;
-	fr->shift = shift;
-	mr->offset = fr->stage_off;
-	mr->iova = mr->ibmr.iova;
-	mr->length = mr->ibmr.length;
-	mr->access = access;
-	WRITE_ONCE(mr->key, key);
-	/* release: lookups that see @valid see the fields (acquire) */
-	smp_store_release(&mr->valid, true);
-	return 0;
-}
-
-/**
- * sroce_mr_fast_reg() - execute IB_WR_REG_MR
- * @dev: device
- * @pd: PD of the QP executing it
- * @want: the MR the WR names (compared, not followed)
- * @key: the WR's key: the MR's index with a new key byte
- * @access: the WR's IB_ACCESS_* flags
- *
- * IBTA 10.6.3.6 (Fast Register): the MR must be a fast-register MR of
- * @pd, invalid (never registered, or invalidated since), and @key must
- * keep its index; only the key byte changes.  The page list
- * sroce_mr_map_sg() built takes effect with ibmr.iova and ibmr.length,
- * @access and @key.  Refused while a holder (sroce_mr_hold(): an engine,
- * a cursor, a window) still has the MR from its previous registration (a
- * message a peer left unfinished): it would otherwise go on in the new
- * one.  A lookup's passing reference does not count: another PD's QP that
- * names the MR's index cannot make the registration fail.
- * Context: data path run (any context).
- * Return: 0, -EINVAL (no such MR, wrong type or index, MR valid or held,
- * bad @access, page list and length disagree), -EACCES (another PD).
- */
-int sroce_mr_fast_reg(struct sroce_dev *dev, struct sroce_pd *pd,
-		      const struct sroce_mr *want, u32 key, int access)
-{
-	struct sroce_mr *mr = sroce_mr_get_fast(dev, key, want);
-	unsigned long flags;
-	int err;
-
-	if (!mr)
-		return -EINVAL;
-	err = sroce_mr_check_access(access);
-	if (!err && mr->pd != pd)
-		err = -EACCES;
-	if (err)
-		goto out;
-	spin_lock_irqsave(&mr->fr.lock, flags);
-	/* the invalid state before the holders: pairs with sroce_mr_hold() */
-	smp_mb();
-	/* no holder: nobody goes on in the old registration */
-	if (READ_ONCE(mr->valid) || atomic_read(&mr->held))
-		err = -EINVAL;
-	else
-		err = sroce_mr_fast_apply(mr, key, access);
-	spin_unlock_irqrestore(&mr->fr.lock, flags);
-out:
-	sroce_mr_put(mr);
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_mr_fast_reg);
-
-/**
- * sroce_mr_local_inv() - execute IB_WR_LOCAL_INV
- * @dev: device
- * @pd: PD of the QP executing it
- * @key: the WR's invalidate_rkey: the key in effect of a fast-register MR
- *
- * @qpn: that QP's number (a type 2B window must be bound to it)
- *
- * IBTA 10.6.3.7 (Local Invalidate): only fast-register MRs, of @pd, by
- * the key they were registered with, and without windows bound to them;
- * invalidating an invalid MR again is allowed.  From then on every lookup
- * and every access through a held reference fails.  A key naming a
- * memory window invalidates a type 2B window (sroce_mw_invalidate(),
- * IBTA 10.6.7.2.5).  Another PD's MR or window is not looked at: the
- * same -EINVAL as for a wrong key, whatever key byte names it.
- * Context: data path run (any context).
- * Return: 0, -EINVAL (no fast-register MR or type 2B window of @pd with
- * that key, windows bound).
- */
-int sroce_mr_local_inv(struct sroce_dev *dev, struct sroce_pd *pd, u32 key,
-		       u32 qpn)
-{
-	struct sroce_mr *mr = sroce_key_slot_get(dev, key, pd,
-						 BIT(SROCE_MR_FAST) |
-						 BIT(SROCE_MR_MW2));
-	unsigned long flags;
-	int err = 0;
-
-	if (!mr)
-		return -EINVAL;
-	if (sroce_mr_is_window(mr)) {
-		err = sroce_mw_invalidate(mr, pd, qpn, key);
-		sroce_mr_put(mr);
-		return err;
-	}
-	spin_lock_irqsave(&mr->fr.lock, flags);
-	if (READ_ONCE(mr->key) != key || atomic_read(&mr->num_mw))
-		err = -EINVAL;
-	else
-		WRITE_ONCE(mr->valid, false);
-	spin_unlock_irqrestore(&mr->fr.lock, flags);
-	sroce_mr_put(mr);
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(sroce_mr_local_inv);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sroce_mr.h - memory regions, protection checks and scatter/gather
- * cursors (sroce_mr.c; the copies, atomics and cursors: sroce_mr_copy.c)
+ * cursors (sroce_mr.c; fast-register MRs: sroce_mr_fast.c; a peer's
+ * rkeys: sroce_mr_rkey.c; the copies, atomics and cursors: sroce_mr_copy.c)
  */
 #ifndef SROCE_MR_H
 #define SROCE_MR_H
@@ -29,6 +30,11 @@ enum sroce_mr_type {
 	SROCE_MR_MW1,		/* type 1 memory window (sroce_mw.c) */
 	SROCE_MR_MW2,		/* type 2B memory window (sroce_mw.c) */
 };
+
+/* Keys: lkey == rkey == (index << SROCE_MR_KEY_SHIFT) | key byte. */
+#define SROCE_MR_KEY_SHIFT	8
+#define SROCE_MR_KEY_BYTE	0xffU
+#define SROCE_MR_MAX_INDEX	(U32_MAX >> SROCE_MR_KEY_SHIFT)
 
 /* Most pages of a fast-register MR (max_fast_reg_page_list_len). */
 #define SROCE_FR_MAX_PAGES	512
@@ -152,14 +158,24 @@ void sroce_mr_put_held(struct sroce_mr *mr);
 
 int sroce_mr_check(const struct sroce_mr *mr, const struct sroce_pd *pd,
 		   u64 iova, u64 len, int access);
-bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
-				  const struct sroce_pd *pd);
 struct sroce_mr *sroce_key_slot_get(struct sroce_dev *dev, u32 key,
 				    const struct sroce_pd *pd,
 				    unsigned int types);
 struct sroce_mr *sroce_key_get(struct sroce_dev *dev, u32 key);
 int sroce_mr_init_window(struct sroce_dev *dev, struct sroce_mr *win,
 			 struct sroce_pd *pd, enum sroce_mr_type type);
+bool sroce_mr_is_window(const struct sroce_mr *mr);
+
+/* Shared with sroce_mr_fast.c */
+int sroce_mr_check_access(int access);
+void sroce_mr_init_common(struct sroce_dev *dev, struct sroce_mr *mr,
+			  struct sroce_pd *pd, enum sroce_mr_type type,
+			  int access);
+int sroce_mr_alloc_key(struct sroce_dev *dev, struct sroce_mr *mr);
+
+/* A peer's rkeys (sroce_mr_rkey.c) */
+bool sroce_mr_peer_may_invalidate(const struct sroce_mr *mr,
+				  const struct sroce_pd *pd);
 struct sroce_mr *sroce_rkey_get(struct sroce_dev *dev,
 				const struct sroce_pd *pd, u32 qpn, u32 rkey,
 				u64 va, u64 len, int access);
@@ -256,6 +272,8 @@ int sroce_mw_invalidate(struct sroce_mr *win, const struct sroce_pd *pd,
 struct sroce_mr *sroce_mw_window_get(struct sroce_mr *win,
 				     const struct sroce_pd *pd, u32 qpn,
 				     u64 va, u64 len, int access, u32 *gen);
+
+/* Fast-register MRs (sroce_mr_fast.c) */
 
 /**
  * struct sroce_reg_wqe - IB_WR_REG_MR in the wr area of a kernel QP's

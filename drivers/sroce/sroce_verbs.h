@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interfaces between the verbs files: sroce_main.c (device,
- * ops table), sroce_verbs.c, sroce_verbs_cq.c, sroce_verbs_wr.c and
- * sroce_verbs_mr.c (entry points), sroce_qp.c (QP internals),
- * sroce_srq.c (SRQ internals),
+ * ops table), sroce_verbs.c, sroce_verbs_qp.c, sroce_verbs_cq.c,
+ * sroce_verbs_wr.c and sroce_verbs_mr.c (entry points), sroce_qp.c (QP
+ * internals), sroce_srq.c (SRQ internals),
  * sroce_mr.c (MR internals), sroce_queue.c (rings) and sroce_counters.c.
  * The data path and the wire code use the object headers only.
  */
@@ -93,6 +93,11 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata);
 int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
+/* ---- sroce_verbs_qp.c: ib_device_ops entry points ---- */
+
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -106,8 +111,6 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
-int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 
 /* ---- sroce_verbs_cq.c: ib_device_ops entry points ---- */
 
