@@ -448,6 +448,20 @@ impair() {
 		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
 }
 
+# trace_on EVENT...: tracefs mounted at $TRACEFS (if it was not), only
+# these sroce tracepoints on and the buffer empty; 1 when the kernel has no
+# sroce events (tracefs missing, or an older module).
+TRACEFS=/sys/kernel/tracing
+trace_on() {
+	local e
+	[[ -d $TRACEFS/events ]] || mount -t tracefs nodev $TRACEFS 2>/dev/null
+	[[ -d $TRACEFS/events/sroce ]] || return 1
+	echo 0 >$TRACEFS/events/sroce/enable
+	for e; do echo 1 >"$TRACEFS/events/sroce/$e/enable" || return 1; done
+	: >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
+}
+
 # The stall detector (tests/run starts one around every test).  The IB
 # contract: every posted work request ends with a completion, a success or
 # an error once the QP's retry budget is spent.  stall_watch samples

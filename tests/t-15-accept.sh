@@ -48,17 +48,9 @@ done
 # retransmit timeouts, a retry exceeded with the QP's PSNs, QP state
 # changes and drops; printed when the pair fails, so that a failure on a
 # busy host tells a peer that never answered from answers not taken in.
-T=/sys/kernel/tracing
-[[ -d $T/events ]] || mount -t tracefs nodev $T 2>/dev/null
-TRACE_EVENTS=(sroce_retrans_timeout sroce_retry_exc sroce_qp_state sroce_drop)
-trace_on() {
-	local e
-	[[ -d $T/events/sroce ]] || return 0
-	for e in "${TRACE_EVENTS[@]}"; do
-		echo 1 >"$T/events/sroce/$e/enable" 2>/dev/null
-	done
-}
-trace_on
+T=$TRACEFS
+trace_on sroce_retrans_timeout sroce_retry_exc sroce_qp_state sroce_drop ||
+	echo "    no sroce events in tracefs: failures print no trace"
 
 # pair NAME SECS SERVER... CLIENT... PROG ARGS: one run_pair with its bound;
 # a failure prints every device's counters and the pair's last events.

@@ -30,11 +30,10 @@
 # About 60 s in the VM under TCG.
 cd "$(dirname "$0")" && source ./lib.sh && source ./cc-lib.sh
 
-T=/sys/kernel/tracing
+T=$TRACEFS
 require_sroce t-92/modprobe-sroce && require_provider t-92/provider || exit 1
 per_packet_tc	# netem acts on each packet
-[[ -d $T/events ]] || mount -t tracefs nodev $T 2>/dev/null
-if [[ ! -d $T/events/sroce ]]; then
+if ! trace_on; then
 	fail t-92/setup "no $T/events/sroce (tracefs: $(grep tracefs /proc/mounts))"
 	exit 1
 fi
@@ -45,14 +44,6 @@ fi
 pass t-92/setup "$(cd $T/events/sroce && echo sroce_*)"
 echo 4096 >$T/buffer_size_kb
 
-# trace_on EVENT...: only these sroce events on, the buffer empty.
-trace_on() {
-	local e
-	echo 0 >$T/events/sroce/enable
-	for e; do echo 1 >"$T/events/sroce/$e/enable"; done
-	: >$T/trace
-	echo 1 >$T/tracing_on
-}
 # trace_save TAG: the buffer into $(lf TAG).trace, events off.
 trace_save() {
 	echo 0 >$T/events/sroce/enable

@@ -169,16 +169,15 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * A single-packet request after SROCE_DP_PLACE_IDLE without a responder
  * run brings it back, so a ping-pong needs no wake-up.
  *
- * Moves to a second CPU only for a peer on the same device (the request
- * came by loopback, SROCE_PKT()->local): the responder's packets go by
- * loopback too,
- * within its run, and wait in no CPU's queue, so a move keeps them in
+ * Moves to a second CPU only for a peer on the same device (the request came
+ * by loopback, SROCE_PKT()->local): the responder's packets go by loopback
+ * too, within its run, and wait in no CPU's queue, so a move keeps them in
  * order.  A peer elsewhere keeps its responder where its requests arrive:
- * responses from another CPU arrive at the peer on that CPU, and a peer
- * whose requester runs where its responses arrive (rdma_rxe 6.1's tasks)
- * then sends from two CPUs and reorders its own requests (a veth bench
- * of rdma_rxe -> sroce with the responder placed for remote peers too:
- * sequence NAKs 0 -> 3,025, rdma_rxe's retries 223 -> 1,027).
+ * responses from another CPU arrive at the peer on that CPU, and a peer whose
+ * requester runs where its responses arrive (rdma_rxe 6.1's tasks) then sends
+ * from two CPUs and reorders its own requests (a veth bench of rdma_rxe ->
+ * sroce with the responder placed for remote peers too: sequence NAKs 0 ->
+ * 3,025, rdma_rxe's retries 223 -> 1,027).
  *
  * Where a remote peer's requests arrive changes when its requester moves
  * (sroce's own send sides are placed by their doorbells after an idle

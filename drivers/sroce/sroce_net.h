@@ -46,8 +46,9 @@ int sroce_net_xmit(struct sroce_dev *dev, struct sroce_qp *qp,
  * @gso_size: @head's UDP payload, BTH to ICRC, in bytes
  * @next_id: the IPv4 ID of the next packet (consecutive from @head's)
  * @opcode: @head's BTH opcode (the skb's priority)
- * @max_segs: the most packets the batch may hold, at most (and when 0)
- *	SROCE_NET_BATCH_SEGS; set by the caller before the first packet
+ * @max_segs: the most packets the batch may hold, at most
+ *	SROCE_NET_BATCH_SEGS; set by the caller before the first packet (a
+ *	batch a KUnit case zeroed has 0: SROCE_NET_BATCH_SEGS)
  * @max_len: the longest UDP payload @dst carries unfragmented, in bytes:
  *	a longer packet does not join (the MTU check of a GSO skb sees
  *	only @head's length, ip_finish_output_gso())
