@@ -128,6 +128,7 @@ TESTS ?=
 TEST_SCOPE ?= full
 # The stock VM tests of make check (CI); check-full runs them all.
 CI_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-11-loopback.sh t-12-devname.sh \
+	t-16-starved-cpu.sh \
 	t-20-sroce-rxe-interop.sh t-30-pingpong.sh t-32-srq.sh t-33-ext.sh \
 	t-34-xrc.sh t-40-verbs-errno.sh t-45-nvme-rdma.sh \
 	t-50-malformed.sh t-60-protection.sh t-65-hostile-user.sh \

@@ -21,6 +21,10 @@
  *	placed send sides; a single-packet request brings it back once idle;
  *	a remote peer's responder follows its requests to the CPU they
  *	arrive on once idle, and stays while busy; kernel and UD QPs' stay.
+ * sroce_dp_take_resp: a responder that has not started a run for
+ *	SROCE_DP_RESP_STALL, homed on another CPU, moves to this one and
+ *	counts a takeover; a recent run, a run in progress, a home here or
+ *	none leave it; once taken, bulk placement leaves it here.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -445,6 +449,7 @@ struct sroce_dpk_resp_case {
 	bool recent;		/* a responder run in the last jiffy */
 	bool running;		/* a responder run in progress */
 	bool blocked;		/* its last send was pushed back */
+	bool taken;		/* taken over from a stalled home just now */
 	int homes_here;		/* placed send sides here */
 	int homes_alt;		/* on the QPN's second choice */
 	int want;		/* expected home: HERE, ALT or -1 */
@@ -516,6 +521,10 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	{ .name = "remote_idle_kernel_qp_stays",
 	  .opcode = IB_OPCODE_RC_SEND_ONLY, .type = IB_QPT_RC, .kernel = true,
 	  .remote = true, .home = ALT, .want = ALT },
+	{ .name = "taken_over_bulk_stays_here",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .home = HERE, .taken = true, .homes_here = 1,
+	  .want = HERE },
 	{ .name = "run_in_progress_stays",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
 	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .running = true,
@@ -564,6 +573,7 @@ static void sroce_dpk_resp_test(struct kunit *test)
 	if (c->running)
 		set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
 	qp->dp.resp.tx_blocked = c->blocked;
+	qp->dp.resp_taken = c->taken ? jiffies | 1 : 0;
 	sroce_dp_place_resp(qp, sroce_dp_bulk_req(&pkt), pkt.local);
 	migrate_enable();
 	/* the run's bit is the run's: taken and given back, or left alone */
@@ -587,6 +597,91 @@ static struct kunit_suite sroce_dpk_resp_suite = {
 	.test_cases = sroce_dpk_resp_test_cases,
 };
 
+/* ---- sroce_dp_take_resp ---- */
+
+struct sroce_dpk_take_case {
+	const char *name;
+	enum ib_qp_type type;
+	bool kernel;		/* a kernel QP (not is_user) */
+	int home;		/* HERE, ALT or -1 */
+	unsigned long idle;	/* jiffies since the last run started */
+	bool running;		/* a responder run in progress */
+	int want;		/* expected home: HERE, ALT or -1 */
+	bool moved;		/* expected return and resp_takeovers +1 */
+};
+
+static const struct sroce_dpk_take_case sroce_dpk_take_cases[] = {
+	{ .name = "stalled_home_taken_here", .type = IB_QPT_RC,
+	  .home = ALT, .idle = HZ, .want = HERE, .moved = true },
+	{ .name = "stalled_kernel_qp_taken_here", .type = IB_QPT_RC,
+	  .kernel = true, .home = ALT, .idle = HZ, .want = HERE,
+	  .moved = true },
+	{ .name = "stalled_ud_taken_here", .type = IB_QPT_UD, .home = ALT,
+	  .idle = HZ, .want = HERE, .moved = true },
+	{ .name = "just_past_the_bound_taken", .type = IB_QPT_RC,
+	  .home = ALT, .idle = SROCE_DP_RESP_STALL + 1, .want = HERE,
+	  .moved = true },
+	{ .name = "within_the_bound_stays", .type = IB_QPT_RC, .home = ALT,
+	  .idle = 0, .want = ALT },
+	{ .name = "run_in_progress_stays", .type = IB_QPT_RC, .home = ALT,
+	  .idle = HZ, .running = true, .want = ALT },
+	{ .name = "home_here_stays", .type = IB_QPT_RC, .home = HERE,
+	  .idle = HZ, .want = HERE },
+	{ .name = "no_home_stays", .type = IB_QPT_RC, .home = -1,
+	  .idle = HZ, .want = -1 },
+};
+
+static void sroce_dpk_take_desc(const struct sroce_dpk_take_case *c,
+				char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sroce_dpk_take, sroce_dpk_take_cases, sroce_dpk_take_desc);
+
+static void sroce_dpk_take_test(struct kunit *test)
+{
+	const struct sroce_dpk_take_case *c = test->param_value;
+	struct sroce_qp *qp = sroce_dpk_qp(test);
+	struct sroce_dev *dev = qp->dev;
+	unsigned long before = jiffies;
+	int here, alt;
+
+	qp->type = c->type;
+	qp->is_user = !c->kernel;
+	qp->dp.placed_cpu = -1;
+	qp->dp.resp_last = jiffies - c->idle;
+	sroce_dpk_cpus(test, qp, 11, &here, &alt);
+	qp->dp.home_cpu[SROCE_DP_RESP] = sroce_dpk_cpu(c->home, here, alt);
+	if (c->running)
+		set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	KUNIT_EXPECT_EQ(test, sroce_dp_take_resp(qp), c->moved);
+	migrate_enable();
+	KUNIT_EXPECT_EQ(test, test_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags),
+			c->running);
+	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_RESP],
+			sroce_dpk_cpu(c->want, here, alt));
+	KUNIT_EXPECT_EQ(test,
+			atomic64_read(&dev->counters[SROCE_CNT_RESP_TAKEOVERS]),
+			(s64)c->moved);
+	/* a takeover is remembered, so bulk placement leaves it here */
+	KUNIT_EXPECT_EQ(test, qp->dp.resp_taken != 0, c->moved);
+	if (c->moved)
+		KUNIT_EXPECT_FALSE(test, time_before(qp->dp.resp_taken,
+						     before));
+	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_SEND], -1);
+}
+
+static struct kunit_case sroce_dpk_take_test_cases[] = {
+	KUNIT_CASE_PARAM(sroce_dpk_take_test, sroce_dpk_take_gen_params),
+	{}
+};
+
+static struct kunit_suite sroce_dpk_take_suite = {
+	.name = "sroce_dp_take_resp",
+	.test_cases = sroce_dpk_take_test_cases,
+};
+
 kunit_test_suites(&sroce_dpk_backlog_suite, &sroce_dpk_xmit_suite,
 		  &sroce_dpk_busy_suite, &sroce_dpk_place_suite,
-		  &sroce_dpk_resp_suite);
+		  &sroce_dpk_resp_suite, &sroce_dpk_take_suite);

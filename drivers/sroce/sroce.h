@@ -226,6 +226,7 @@ enum sroce_counter {
 	SROCE_CNT_SEND_MOVES,		/* send sides placed on another CPU */
 	SROCE_CNT_RESP_MOVES,		/* responders moved to another CPU */
 	SROCE_CNT_TX_BATCHES,		/* request batches sent as one skb */
+	SROCE_CNT_RESP_TAKEOVERS,	/* stalled responders run elsewhere */
 	SROCE_NUM_COUNTERS
 };
 

@@ -89,6 +89,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SEND_MOVES].name		= "send_moves",
 	[SROCE_CNT_RESP_MOVES].name		= "resp_moves",
 	[SROCE_CNT_TX_BATCHES].name		= "tx_batches",
+	[SROCE_CNT_RESP_TAKEOVERS].name	= "resp_takeovers",
 	[SROCE_STAT_NP_CNP_SENT].name		= "np_cnp_sent",
 	[SROCE_STAT_NP_ECN_MARKED].name		= "np_ecn_marked_roce_packets",
 	[SROCE_STAT_RP_CNP_HANDLED].name	= "rp_cnp_handled",

@@ -197,6 +197,26 @@ static struct sk_buff_head *sroce_dp_rx_q(struct sroce_qp *qp,
 	return side == SROCE_DP_RESP ? &qp->dp.resp_rx : &qp->rx_queue;
 }
 
+/*
+ * The responder's home left its requests waiting (sroce_dp_resp_stalled()):
+ * take it over here and run it (sroce_dp_take_resp()).  Its work, still
+ * pending at the old home, is cancelled: left there, it would keep the
+ * new home from queueing it (queue_work_on() finds it pending) until the
+ * old home runs, and a run here that spends its budget would hand over
+ * to a work that never comes.
+ */
+static void sroce_dp_rx_take(struct sroce_qp *qp)
+{
+	/* a run elsewhere may drop the packets' references meanwhile */
+	sroce_qp_get(qp);
+	if (sroce_dp_take_resp(qp)) {
+		if (cancel_work(&qp->dp.resp_work))
+			sroce_qp_put(qp);	/* sroce_dp_schedule()'s */
+		sroce_dp_rx_kick(qp, SROCE_DP_RESP);
+	}
+	sroce_qp_put(qp);
+}
+
 /**
  * sroce_dp_rx_queue() - queue a received packet for one side of its QP
  * @qp: destination queue pair
@@ -210,7 +230,9 @@ static struct sk_buff_head *sroce_dp_rx_q(struct sroce_qp *qp,
  * to one QPN cannot grow kernel memory without bound.  When the queue was
  * empty, runs that side inline or kicks its run in progress
  * (sroce_dp_rx_kick()): a non-empty queue means a run is due or in
- * progress, and a run only stops early after requeueing itself.
+ * progress, and a run only stops early after requeueing itself.  A request
+ * behind others whose responder has not started a run for
+ * SROCE_DP_RESP_STALL takes the responder over (sroce_dp_take_resp()).
  * Context: softirq, or process context with IRQs enabled; does not sleep.
  */
 void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
@@ -246,8 +268,12 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 		sroce_qp_put(qp);	/* the packet's reference */
 		return;
 	}
-	if (!was_empty)
+	if (!was_empty) {
+		/* the requests wait for a run: is their home running it? */
+		if (side == SROCE_DP_RESP && sroce_dp_resp_stalled(&qp->dp))
+			sroce_dp_rx_take(qp);
 		return;
+	}
 	/* the run drops the packet's reference: keep the QP alive across it */
 	sroce_qp_get(qp);
 	if (side == SROCE_DP_RESP)
@@ -642,6 +668,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	qp->dp.placed_cpu = -1;
 	qp->dp.resp_last = jiffies;
+	qp->dp.resp_taken = 0;
 	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
 	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;
 	lockdep_init_map(&qp->dp.run_map[SROCE_DP_SEND], "sroce_dp_send_run",

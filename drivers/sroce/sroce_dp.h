@@ -74,8 +74,11 @@ enum sroce_dp_flag {
  *	(sroce_dp_place_send()); the responder's when its peer is on the
  *	same device, whose packets wait in no CPU's queue, or, for a peer
  *	elsewhere, to where its requests arrive after an idle spell
- *	(sroce_dp_place_resp())
- * @resp_last: jiffies of the responder's last run
+ *	(sroce_dp_place_resp()); any responder's, to where its requests
+ *	arrive, when its home leaves them waiting (sroce_dp_take_resp())
+ * @resp_last: jiffies of the responder's last run (its start)
+ * @resp_taken: jiffies of the last time a CPU took the responder over from
+ *	a home that left its requests waiting (sroce_dp_take_resp())
  * @placed_cpu: the CPU whose count of placed send sides (struct
  *	sroce_dev.send_homes) counts this QP's send side, the home its
  *	doorbell placed it at (sroce_dp_place_send()); -1 when not counted
@@ -107,6 +110,7 @@ struct sroce_dp {
 	struct hrtimer resp_timer;
 	int home_cpu[2];
 	unsigned long resp_last;
+	unsigned long resp_taken;
 	int placed_cpu;
 	struct work_struct resp_work;
 	struct work_struct hop_work;
@@ -186,8 +190,32 @@ bool sroce_dp_stopped(const struct sroce_qp *qp);
  */
 void sroce_dp_place_send(struct sroce_qp *qp);
 void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local);
+bool sroce_dp_take_resp(struct sroce_qp *qp);
 bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt);
 int sroce_dp_dev_init(struct sroce_dev *dev);
+
+/*
+ * Requests that wait this long after the responder's last run started
+ * show that its home CPU does not run it (a vCPU the host does not
+ * schedule): sroce_dp_take_resp().  20 ms, well under a peer's local ACK
+ * timeout (sroce's retransmit timeout is at least 50 ms; perftest's
+ * timeout 14 is 67 ms), so the peer's retries are not spent meanwhile.
+ */
+#define SROCE_DP_RESP_STALL	(HZ / 50)
+
+/*
+ * May the responder of a request queued behind others on this CPU have
+ * stalled at its home elsewhere?  The cheap test before
+ * sroce_dp_take_resp().  The caller is not migratable.
+ */
+static inline bool sroce_dp_resp_stalled(const struct sroce_dp *dp)
+{
+	int home = READ_ONCE(dp->home_cpu[SROCE_DP_RESP]);
+
+	return home >= 0 && home != raw_smp_processor_id() &&
+	       time_after(jiffies, READ_ONCE(dp->resp_last) +
+			  SROCE_DP_RESP_STALL);
+}
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */
 void sroce_qp_work(struct work_struct *work);

@@ -190,8 +190,19 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * pending (sroce_dp_resp_quiet()): what it sent before went long ago,
  * and its responses leave from where the peer's requests come from, as
  * before the peer moved.  User RC QPs only (sroce_dp_spreads()).
+ *
+ * A home that does not run its responder at all is a different case: on
+ * a busy host, the vCPU may not be scheduled for longer than the peer's
+ * retry budget (traced: a one-device ib_send_bw whose responder sat on
+ * the other vCPU answered its 7 retries only after the send had failed).
+ * A request that finds others waiting, SROCE_DP_RESP_STALL after the
+ * responder's last run started, takes the responder over on the CPU it
+ * arrived on (sroce_dp_take_resp()), whatever the QP: there it runs at
+ * once.  Bulk placement then leaves it there for SROCE_DP_TAKEN_HOLD, so
+ * that the next request does not send it back to the CPU that stalled.
  */
 #define SROCE_DP_BULK_READ	4096
+#define SROCE_DP_TAKEN_HOLD	HZ
 
 /**
  * sroce_dp_bulk_req() - is a request part of a transfer of several packets?
@@ -227,6 +238,14 @@ static bool sroce_dp_resp_quiet(struct sroce_qp *qp)
 	       !hrtimer_is_queued(&qp->dp.resp_timer);
 }
 
+/* Was the responder taken over from a stalled home in the last second? */
+static bool sroce_dp_taken_lately(const struct sroce_qp *qp)
+{
+	unsigned long taken = READ_ONCE(qp->dp.resp_taken);
+
+	return taken && time_before(jiffies, taken + SROCE_DP_TAKEN_HOLD);
+}
+
 /**
  * sroce_dp_place_resp() - place a responder for a request
  * @qp: queue pair whose request arrived on this CPU
@@ -252,6 +271,8 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	if (bulk && local) {
 		if (was >= 0 && was != cpu)
 			return;		/* away already */
+		if (sroce_dp_taken_lately(qp))
+			return;		/* its second choice stalled lately */
 		want = sroce_dp_pick_home(qp, cpu);
 	} else {
 		if (was < 0 || was == cpu ||
@@ -274,6 +295,49 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
+
+/**
+ * sroce_dp_take_resp() - run a responder here that its home does not run
+ * @qp: queue pair whose request just queued behind others on this CPU
+ *	(sroce_dp_resp_stalled() said so)
+ *
+ * No responder run has started for SROCE_DP_RESP_STALL while requests
+ * wait: the responder's home CPU is not running it.  It moves here, where
+ * its requests arrive, and the caller runs it; the work queued at the old
+ * home finds itself away and hops.  Responses it sent from there may
+ * still wait in that CPU's queues and reach the peer after newer ones: a
+ * newer ACK covers the older PSNs (IBTA 9.7.5.1.1, coalesced) and the
+ * older is then a duplicate; a READ response that is missing is asked for
+ * again (9.7.5.1.6).  That costs less than the peer's retry budget spent
+ * on a responder that is never run.  A run in progress keeps the
+ * responder (its CPU stopped inside it): nothing else may run it.
+ * Counted in resp_takeovers.
+ * Context: sroce_dp_rx_queue()'s (a received packet's), not migratable.
+ * Return: true when the responder moved here.
+ */
+bool sroce_dp_take_resp(struct sroce_qp *qp)
+{
+	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
+	int was = READ_ONCE(*home);
+	bool moved;
+
+	if (!sroce_dp_resp_stalled(&qp->dp))
+		return false;
+	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
+		return false;
+	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
+	/* a run at the old home may have started and ended meanwhile */
+	moved = READ_ONCE(*home) == was && sroce_dp_resp_stalled(&qp->dp);
+	if (moved) {
+		WRITE_ONCE(*home, raw_smp_processor_id());
+		WRITE_ONCE(qp->dp.resp_taken, jiffies | 1);
+		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_TAKEOVERS);
+	}
+	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
+	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	return moved;
+}
+EXPORT_SYMBOL_IF_KUNIT(sroce_dp_take_resp);
 
 /**
  * sroce_dp_dev_init() - set up a device's count of placed send sides
