@@ -21,10 +21,11 @@
  *	placed send sides; a single-packet request brings it back once idle;
  *	a remote peer's responder follows its requests to the CPU they
  *	arrive on once idle, and stays while busy; kernel and UD QPs' stay.
- * sroce_dp_take_resp: a responder that has not started a run for
- *	SROCE_DP_RESP_STALL, homed on another CPU, moves to this one and
- *	counts a takeover; a recent run, a run in progress, a home here or
- *	none leave it; once taken, bulk placement leaves it here.
+ * sroce_dp_take_resp: a responder homed on another CPU whose requests
+ *	waited SROCE_DP_RESP_STALL with no run started since moves to this
+ *	one and counts a takeover; requests that just came, a run since
+ *	they came, a run in progress, a home here or none leave it; once
+ *	taken, bulk placement leaves it here for a second.
  */
 #include <kunit/test.h>
 #include <linux/lockdep.h>
@@ -449,7 +450,8 @@ struct sroce_dpk_resp_case {
 	bool recent;		/* a responder run in the last jiffy */
 	bool running;		/* a responder run in progress */
 	bool blocked;		/* its last send was pushed back */
-	bool taken;		/* taken over from a stalled home just now */
+	int taken;		/* taken over from a stalled home: 0 never,
+				 * 1 just now, 2 two seconds ago */
 	int homes_here;		/* placed send sides here */
 	int homes_alt;		/* on the QPN's second choice */
 	int want;		/* expected home: HERE, ALT or -1 */
@@ -523,8 +525,12 @@ static const struct sroce_dpk_resp_case sroce_dpk_resp_cases[] = {
 	  .remote = true, .home = ALT, .want = ALT },
 	{ .name = "taken_over_bulk_stays_here",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
-	  .type = IB_QPT_RC, .home = HERE, .taken = true, .homes_here = 1,
+	  .type = IB_QPT_RC, .home = HERE, .taken = 1, .homes_here = 1,
 	  .want = HERE },
+	{ .name = "taken_over_long_ago_bulk_moves",
+	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
+	  .type = IB_QPT_RC, .home = HERE, .taken = 2, .homes_here = 1,
+	  .want = ALT, .moves = 1 },
 	{ .name = "run_in_progress_stays",
 	  .opcode = IB_OPCODE_RC_RDMA_WRITE_FIRST, .bulk = true,
 	  .type = IB_QPT_RC, .home = -1, .homes_here = 1, .running = true,
@@ -573,7 +579,8 @@ static void sroce_dpk_resp_test(struct kunit *test)
 	if (c->running)
 		set_bit(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
 	qp->dp.resp.tx_blocked = c->blocked;
-	qp->dp.resp_taken = c->taken ? jiffies | 1 : 0;
+	qp->dp.resp_taken = !c->taken ? 0 :
+			    (c->taken == 1 ? jiffies : jiffies - 2 * HZ) | 1;
 	sroce_dp_place_resp(qp, sroce_dp_bulk_req(&pkt), pkt.local);
 	migrate_enable();
 	/* the run's bit is the run's: taken and given back, or left alone */
@@ -605,6 +612,7 @@ struct sroce_dpk_take_case {
 	bool kernel;		/* a kernel QP (not is_user) */
 	int home;		/* HERE, ALT or -1 */
 	unsigned long idle;	/* jiffies since the last run started */
+	unsigned long waited;	/* jiffies since the requests began to wait */
 	bool running;		/* a responder run in progress */
 	int want;		/* expected home: HERE, ALT or -1 */
 	bool moved;		/* expected return and resp_takeovers +1 */
@@ -612,23 +620,25 @@ struct sroce_dpk_take_case {
 
 static const struct sroce_dpk_take_case sroce_dpk_take_cases[] = {
 	{ .name = "stalled_home_taken_here", .type = IB_QPT_RC,
-	  .home = ALT, .idle = HZ, .want = HERE, .moved = true },
+	  .home = ALT, .idle = HZ, .waited = HZ, .want = HERE, .moved = true },
 	{ .name = "stalled_kernel_qp_taken_here", .type = IB_QPT_RC,
-	  .kernel = true, .home = ALT, .idle = HZ, .want = HERE,
+	  .kernel = true, .home = ALT, .idle = HZ, .waited = HZ, .want = HERE,
 	  .moved = true },
 	{ .name = "stalled_ud_taken_here", .type = IB_QPT_UD, .home = ALT,
-	  .idle = HZ, .want = HERE, .moved = true },
+	  .idle = HZ, .waited = HZ, .want = HERE, .moved = true },
 	{ .name = "just_past_the_bound_taken", .type = IB_QPT_RC,
-	  .home = ALT, .idle = SROCE_DP_RESP_STALL + 1, .want = HERE,
-	  .moved = true },
-	{ .name = "within_the_bound_stays", .type = IB_QPT_RC, .home = ALT,
-	  .idle = 0, .want = ALT },
+	  .home = ALT, .idle = HZ, .waited = SROCE_DP_RESP_STALL + 1,
+	  .want = HERE, .moved = true },
+	{ .name = "idle_then_new_requests_stay", .type = IB_QPT_RC,
+	  .home = ALT, .idle = HZ, .waited = 0, .want = ALT },
+	{ .name = "run_since_they_came_stays", .type = IB_QPT_RC,
+	  .home = ALT, .idle = 0, .waited = HZ, .want = ALT },
 	{ .name = "run_in_progress_stays", .type = IB_QPT_RC, .home = ALT,
-	  .idle = HZ, .running = true, .want = ALT },
+	  .idle = HZ, .waited = HZ, .running = true, .want = ALT },
 	{ .name = "home_here_stays", .type = IB_QPT_RC, .home = HERE,
-	  .idle = HZ, .want = HERE },
+	  .idle = HZ, .waited = HZ, .want = HERE },
 	{ .name = "no_home_stays", .type = IB_QPT_RC, .home = -1,
-	  .idle = HZ, .want = -1 },
+	  .idle = HZ, .waited = HZ, .want = -1 },
 };
 
 static void sroce_dpk_take_desc(const struct sroce_dpk_take_case *c,
@@ -651,6 +661,7 @@ static void sroce_dpk_take_test(struct kunit *test)
 	qp->is_user = !c->kernel;
 	qp->dp.placed_cpu = -1;
 	qp->dp.resp_last = jiffies - c->idle;
+	qp->dp.resp_queued = jiffies - c->waited;
 	sroce_dpk_cpus(test, qp, 11, &here, &alt);
 	qp->dp.home_cpu[SROCE_DP_RESP] = sroce_dpk_cpu(c->home, here, alt);
 	if (c->running)
@@ -664,11 +675,15 @@ static void sroce_dpk_take_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			atomic64_read(&dev->counters[SROCE_CNT_RESP_TAKEOVERS]),
 			(s64)c->moved);
-	/* a takeover is remembered, so bulk placement leaves it here */
+	/* a takeover is remembered, so bulk placement leaves it here, and
+	 * counts as a run: no other CPU takes it before its first run */
 	KUNIT_EXPECT_EQ(test, qp->dp.resp_taken != 0, c->moved);
-	if (c->moved)
+	if (c->moved) {
 		KUNIT_EXPECT_FALSE(test, time_before(qp->dp.resp_taken,
 						     before));
+		KUNIT_EXPECT_FALSE(test, time_before(qp->dp.resp_last,
+						     before));
+	}
 	KUNIT_EXPECT_EQ(test, qp->dp.home_cpu[SROCE_DP_SEND], -1);
 }
 

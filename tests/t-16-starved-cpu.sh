@@ -1,8 +1,9 @@
 #!/bin/bash
 # t-16-starved-cpu: a vCPU the host does not run.  A SCHED_FIFO busy loop
-# takes one vCPU whole for STARVE seconds (1, RT throttling off), on each
-# vCPU in turn, while perftest runs: that vCPU runs nothing else, as when
-# the host leaves it unscheduled.  A responder homed there would leave its
+# takes one vCPU for STARVE seconds (1), on each vCPU in turn, while
+# perftest runs: that vCPU runs nothing else for 0.95 s (RT throttling, as
+# the kernel sets it, leaves the rest of each second to other tasks), as
+# when the host leaves it unscheduled.  A responder homed there would leave its
 # requests unanswered for longer than the peer's retry budget (perftest's
 # timeout 14 and retry count 7: about 0.54 s), and the peer's WQE would
 # fail with retry exceeded although nothing was lost.  The requests that
@@ -17,7 +18,7 @@
 cd "$(dirname "$0")" && source ./lib.sh
 
 STARVE=${STARVE:-1}
-RT=/proc/sys/kernel/sched_rt_runtime_us
+HOGPID=/tmp/t-16.hog
 
 require_sroce t-16/modprobe-sroce && require_provider t-16/provider || exit 1
 for b in chrt taskset; do
@@ -30,28 +31,37 @@ if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1 &&
 fi
 pass t-16/setup
 
-rt_was=$(cat $RT)
 hog=''
 # starve: until killed, each online CPU in turn runs a SCHED_FIFO busy
-# loop alone for STARVE seconds, then 300 ms of rest.
+# loop alone for STARVE seconds, then 300 ms of rest.  The timeout that
+# ends it is not pinned and outranks it, so it always runs to stop it.
 starve() {
 	local c cpus
 	cpus=$(seq 0 $(($(nproc) - 1)))
 	while :; do
 		for c in $cpus; do
-			# timeout stays out of it: pinned beside its child, at
-			# its priority, it would never run to stop it
-			timeout "$STARVE" chrt -f 50 taskset -c "$c" \
-				bash -c 'while :; do :; done'
+			chrt -f 60 timeout "$STARVE" taskset -c "$c" \
+				chrt -f 50 bash -c 'while :; do :; done' &
+			echo $! >$HOGPID
+			wait $!
 			sleep 0.3
 		done
 	done
 }
+# stop_starving: the loop, then the busy loop it runs (timeout passes
+# the signal on), waited for.
 stop_starving() {
-	# the loop ends at once; the busy loop it runs, within STARVE
-	[[ -n $hog ]] && { kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null; sleep "$STARVE"; }
+	local p i
+	[[ -n $hog ]] || return 0
+	kill "$hog" 2>/dev/null
+	wait "$hog" 2>/dev/null
+	p=$(cat $HOGPID 2>/dev/null)
+	[[ -n $p ]] && kill "$p" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		[[ -n $p && -d /proc/$p ]] || break
+		sleep 0.1
+	done
 	hog=''
-	echo "$rt_was" >$RT
 }
 trap stop_starving EXIT
 
@@ -62,7 +72,6 @@ hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo
 starved() {
 	local name=$1
 	shift
-	echo -1 >$RT
 	trace_on sroce_retrans_timeout sroce_retry_exc sroce_qp_state
 	starve &
 	hog=$!
@@ -88,5 +97,5 @@ else
 fi
 starved t-16/veth/ib_write_bw "${ab[@]}" ib_write_bw -s 65536 -D 8
 starved t-16/veth/ib_read_bw "${ab[@]}" ib_read_bw -s 65536 -D 8
-check t-16/rt-runtime-restored grep -qx -- "$rt_was" $RT
+check t-16/no-busy-loop-left bash -c "! grep -qs 'while :; do :; don[e]' /proc/[0-9]*/cmdline"
 dmesg_clean t-16/dmesg

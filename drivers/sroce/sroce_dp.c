@@ -203,17 +203,17 @@ static struct sk_buff_head *sroce_dp_rx_q(struct sroce_qp *qp,
  * pending at the old home, is cancelled: left there, it would keep the
  * new home from queueing it (queue_work_on() finds it pending) until the
  * old home runs, and a run here that spends its budget would hand over
- * to a work that never comes.
+ * to a work that never comes.  Kicked whether it moved or not: a take
+ * that held RESP_RUNNING without moving it may have hidden a kick from
+ * its owner, and this one is then the responder's wake-up.
  */
 static void sroce_dp_rx_take(struct sroce_qp *qp)
 {
 	/* a run elsewhere may drop the packets' references meanwhile */
 	sroce_qp_get(qp);
-	if (sroce_dp_take_resp(qp)) {
-		if (cancel_work(&qp->dp.resp_work))
-			sroce_qp_put(qp);	/* sroce_dp_schedule()'s */
-		sroce_dp_rx_kick(qp, SROCE_DP_RESP);
-	}
+	if (sroce_dp_take_resp(qp) && cancel_work(&qp->dp.resp_work))
+		sroce_qp_put(qp);	/* sroce_dp_schedule()'s */
+	sroce_dp_rx_kick(qp, SROCE_DP_RESP);
 	sroce_qp_put(qp);
 }
 
@@ -259,6 +259,8 @@ void sroce_dp_rx_queue(struct sroce_qp *qp, struct sk_buff *skb,
 	if (!full) {
 		__skb_queue_tail(q, skb);
 		*bytes += skb->truesize;
+		if (was_empty && side == SROCE_DP_RESP)
+			WRITE_ONCE(qp->dp.resp_queued, jiffies);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (full) {
@@ -668,6 +670,7 @@ int sroce_dp_init(struct sroce_qp *qp)
 	qp->dp.home_cpu[SROCE_DP_RESP] = -1;
 	qp->dp.placed_cpu = -1;
 	qp->dp.resp_last = jiffies;
+	qp->dp.resp_queued = jiffies;
 	qp->dp.resp_taken = 0;
 	qp->dp.rx_bytes[SROCE_DP_SEND] = 0;
 	qp->dp.rx_bytes[SROCE_DP_RESP] = 0;

@@ -77,6 +77,7 @@ enum sroce_dp_flag {
  *	(sroce_dp_place_resp()); any responder's, to where its requests
  *	arrive, when its home leaves them waiting (sroce_dp_take_resp())
  * @resp_last: jiffies of the responder's last run (its start)
+ * @resp_queued: jiffies of the last request that found @resp_rx empty
  * @resp_taken: jiffies of the last time a CPU took the responder over from
  *	a home that left its requests waiting (sroce_dp_take_resp())
  * @placed_cpu: the CPU whose count of placed send sides (struct
@@ -110,6 +111,7 @@ struct sroce_dp {
 	struct hrtimer resp_timer;
 	int home_cpu[2];
 	unsigned long resp_last;
+	unsigned long resp_queued;
 	unsigned long resp_taken;
 	int placed_cpu;
 	struct work_struct resp_work;
@@ -195,26 +197,33 @@ bool sroce_dp_bulk_req(const struct sroce_pkt_info *pkt);
 int sroce_dp_dev_init(struct sroce_dev *dev);
 
 /*
- * Requests that wait this long after the responder's last run started
- * show that its home CPU does not run it (a vCPU the host does not
- * schedule): sroce_dp_take_resp().  20 ms, well under a peer's local ACK
- * timeout (sroce's retransmit timeout is at least 50 ms; perftest's
- * timeout 14 is 67 ms), so the peer's retries are not spent meanwhile.
+ * Requests that have waited this long, with no responder run started
+ * since they came, show that its home CPU does not run it (a vCPU the
+ * host does not schedule): sroce_dp_take_resp().  20 ms, under a peer's
+ * local ACK timeout (sroce's retransmit timeout is at least 50 ms;
+ * perftest's timeout 14 is 67 ms).  A takeover needs a request that
+ * arrives: a peer that waits on its ACK timeout first spends one retry,
+ * and its retransmission takes the responder over.
  */
 #define SROCE_DP_RESP_STALL	(HZ / 50)
 
 /*
  * May the responder of a request queued behind others on this CPU have
- * stalled at its home elsewhere?  The cheap test before
+ * stalled at its home elsewhere?  Requests have waited SROCE_DP_RESP_STALL
+ * (since the first of them found the queue empty, or since the last run
+ * started, whichever is later).  The cheap test before
  * sroce_dp_take_resp().  The caller is not migratable.
  */
 static inline bool sroce_dp_resp_stalled(const struct sroce_dp *dp)
 {
+	unsigned long last = READ_ONCE(dp->resp_last);
+	unsigned long queued = READ_ONCE(dp->resp_queued);
 	int home = READ_ONCE(dp->home_cpu[SROCE_DP_RESP]);
 
+	if (time_after(queued, last))
+		last = queued;
 	return home >= 0 && home != raw_smp_processor_id() &&
-	       time_after(jiffies, READ_ONCE(dp->resp_last) +
-			  SROCE_DP_RESP_STALL);
+	       time_after(jiffies, last + SROCE_DP_RESP_STALL);
 }
 
 /* The QP's work item function (sroce_qp.work), sroce_dp.c. */

@@ -195,10 +195,10 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * a busy host, the vCPU may not be scheduled for longer than the peer's
  * retry budget (traced: a one-device ib_send_bw whose responder sat on
  * the other vCPU answered its 7 retries only after the send had failed).
- * A request that finds others waiting, SROCE_DP_RESP_STALL after the
- * responder's last run started, takes the responder over on the CPU it
- * arrived on (sroce_dp_take_resp()), whatever the QP: there it runs at
- * once.  Bulk placement then leaves it there for SROCE_DP_TAKEN_HOLD, so
+ * A request that finds others waiting for SROCE_DP_RESP_STALL, with no
+ * responder run started since they came, takes the responder over on the
+ * CPU it arrived on (sroce_dp_take_resp()), whatever the QP: there it
+ * runs at once.  Bulk placement then leaves it there for SROCE_DP_TAKEN_HOLD, so
  * that the next request does not send it back to the CPU that stalled.
  */
 #define SROCE_DP_BULK_READ	4096
@@ -301,8 +301,8 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
  * @qp: queue pair whose request just queued behind others on this CPU
  *	(sroce_dp_resp_stalled() said so)
  *
- * No responder run has started for SROCE_DP_RESP_STALL while requests
- * wait: the responder's home CPU is not running it.  It moves here, where
+ * Requests have waited SROCE_DP_RESP_STALL with no responder run started
+ * since: the responder's home CPU is not running it.  It moves here, where
  * its requests arrive, and the caller runs it; the work queued at the old
  * home finds itself away and hops.  Responses it sent from there may
  * still wait in that CPU's queues and reach the peer after newer ones: a
@@ -330,6 +330,8 @@ bool sroce_dp_take_resp(struct sroce_qp *qp)
 	moved = READ_ONCE(*home) == was && sroce_dp_resp_stalled(&qp->dp);
 	if (moved) {
 		WRITE_ONCE(*home, raw_smp_processor_id());
+		/* as a run would: no other CPU takes it meanwhile */
+		WRITE_ONCE(qp->dp.resp_last, jiffies);
 		WRITE_ONCE(qp->dp.resp_taken, jiffies | 1);
 		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_TAKEOVERS);
 	}
