@@ -450,8 +450,7 @@ struct sroce_dpk_resp_case {
 	bool recent;		/* a responder run in the last jiffy */
 	bool running;		/* a responder run in progress */
 	bool blocked;		/* its last send was pushed back */
-	int taken;		/* taken over from a stalled home: 0 never,
-				 * 1 just now, 2 two seconds ago */
+	int taken;		/* taken over: 0 never, 1 now, 2 2 s ago */
 	int homes_here;		/* placed send sides here */
 	int homes_alt;		/* on the QPN's second choice */
 	int want;		/* expected home: HERE, ALT or -1 */
@@ -675,8 +674,10 @@ static void sroce_dpk_take_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			atomic64_read(&dev->counters[SROCE_CNT_RESP_TAKEOVERS]),
 			(s64)c->moved);
-	/* a takeover is remembered, so bulk placement leaves it here, and
-	 * counts as a run: no other CPU takes it before its first run */
+	/*
+	 * A takeover is remembered, so bulk placement leaves it here, and
+	 * counts as a run: no other CPU takes it before its first run.
+	 */
 	KUNIT_EXPECT_EQ(test, qp->dp.resp_taken != 0, c->moved);
 	if (c->moved) {
 		KUNIT_EXPECT_FALSE(test, time_before(qp->dp.resp_taken,
