@@ -117,6 +117,33 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
 	return there < here ? alt : cpu;
 }
 
+/*
+ * Own @side's RUNNING bit, as a run does, to move its home: no run sends
+ * from the old home meanwhile, and a run that starts later checks its
+ * home once it owns the bit (sroce_dp_kick()).  Never waits: false while
+ * a run (or another placement) has it, and the side stays where it is.
+ */
+static bool sroce_dp_place_own(struct sroce_qp *qp, enum sroce_dp_side side)
+{
+	int bit = side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
+					  SROCE_DP_RUNNING;
+
+	if (test_and_set_bit_lock(bit, &qp->dp.flags))
+		return false;
+	lock_map_acquire_try(&qp->dp.run_map[side]);
+	return true;
+}
+
+/* Give back what sroce_dp_place_own() took. */
+static void sroce_dp_place_release(struct sroce_qp *qp,
+				   enum sroce_dp_side side)
+{
+	lock_map_release(&qp->dp.run_map[side]);
+	clear_bit_unlock(side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
+						 SROCE_DP_RUNNING,
+			 &qp->dp.flags);
+}
+
 /**
  * sroce_dp_place_send() - place a send side at a doorbell
  * @qp: queue pair whose SQ was rung on this CPU
@@ -129,7 +156,6 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
 void sroce_dp_place_send(struct sroce_qp *qp)
 {
 	struct sroce_send *snd = &qp->dp.send;
-	unsigned long *flags = &qp->dp.flags;
 	int want, home = READ_ONCE(qp->dp.home_cpu[SROCE_DP_SEND]);
 
 	if (!sroce_dp_spreads(qp))
@@ -140,9 +166,8 @@ void sroce_dp_place_send(struct sroce_qp *qp)
 		return;
 	want = sroce_dp_pick_home(qp, raw_smp_processor_id());
 	if ((want == home && READ_ONCE(qp->dp.placed_cpu) == home) ||
-	    test_and_set_bit_lock(SROCE_DP_RUNNING, flags))
+	    !sroce_dp_place_own(qp, SROCE_DP_SEND))
 		return;
-	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_SEND]);
 	if (snd->comp_psn == snd->max_psn && !snd->rnr_wait &&
 	    !sroce_dp_stopped(qp)) {
 		WRITE_ONCE(qp->dp.home_cpu[SROCE_DP_SEND], want);
@@ -150,8 +175,7 @@ void sroce_dp_place_send(struct sroce_qp *qp)
 		if (home >= 0 && home != want)
 			sroce_counter_inc(qp->dev, SROCE_CNT_SEND_MOVES);
 	}
-	lock_map_release(&qp->dp.run_map[SROCE_DP_SEND]);
-	clear_bit_unlock(SROCE_DP_RUNNING, flags);
+	sroce_dp_place_release(qp, SROCE_DP_SEND);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
 
@@ -198,8 +222,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_send);
  * A request that finds others waiting for SROCE_DP_RESP_STALL, with no
  * responder run started since they came, takes the responder over on the
  * CPU it arrived on (sroce_dp_take_resp()), whatever the QP: there it
- * runs at once.  Bulk placement then leaves it there for SROCE_DP_TAKEN_HOLD, so
- * that the next request does not send it back to the CPU that stalled.
+ * runs at once.  Bulk placement then leaves it there for
+ * SROCE_DP_TAKEN_HOLD, so that the next request does not send it back to
+ * the CPU that stalled.
  */
 #define SROCE_DP_BULK_READ	4096
 #define SROCE_DP_TAKEN_HOLD	HZ
@@ -283,16 +308,13 @@ void sroce_dp_place_resp(struct sroce_qp *qp, bool bulk, bool local)
 	}
 	if (want == was || (want == cpu && was < 0))
 		return;			/* the first packet it sends claims it */
-	/* no run in progress may send from the old home meanwhile */
-	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
+	if (!sroce_dp_place_own(qp, SROCE_DP_RESP))
 		return;
-	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
 	if (READ_ONCE(*home) == was && (local || sroce_dp_resp_quiet(qp))) {
 		WRITE_ONCE(*home, want);
 		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_MOVES);
 	}
-	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
-	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	sroce_dp_place_release(qp, SROCE_DP_RESP);
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
 
@@ -317,26 +339,24 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_dp_place_resp);
  */
 bool sroce_dp_take_resp(struct sroce_qp *qp)
 {
-	int *home = &qp->dp.home_cpu[SROCE_DP_RESP];
-	int was = READ_ONCE(*home);
 	bool moved;
 
-	if (!sroce_dp_resp_stalled(&qp->dp))
+	if (!sroce_dp_place_own(qp, SROCE_DP_RESP))
 		return false;
-	if (test_and_set_bit_lock(SROCE_DP_RESP_RUNNING, &qp->dp.flags))
-		return false;
-	lock_map_acquire_try(&qp->dp.run_map[SROCE_DP_RESP]);
-	/* a run at the old home may have started and ended meanwhile */
-	moved = READ_ONCE(*home) == was && sroce_dp_resp_stalled(&qp->dp);
+	/*
+	 * Again with the bit: a run at the old home may have started and
+	 * ended since the caller looked, and a home only changes under it.
+	 */
+	moved = sroce_dp_resp_stalled(&qp->dp);
 	if (moved) {
-		WRITE_ONCE(*home, raw_smp_processor_id());
+		WRITE_ONCE(qp->dp.home_cpu[SROCE_DP_RESP],
+			   raw_smp_processor_id());
 		/* as a run would: no other CPU takes it meanwhile */
 		WRITE_ONCE(qp->dp.resp_last, jiffies);
 		WRITE_ONCE(qp->dp.resp_taken, jiffies | 1);
 		sroce_counter_inc(qp->dev, SROCE_CNT_RESP_TAKEOVERS);
 	}
-	lock_map_release(&qp->dp.run_map[SROCE_DP_RESP]);
-	clear_bit_unlock(SROCE_DP_RESP_RUNNING, &qp->dp.flags);
+	sroce_dp_place_release(qp, SROCE_DP_RESP);
 	return moved;
 }
 EXPORT_SYMBOL_IF_KUNIT(sroce_dp_take_resp);
