@@ -448,6 +448,10 @@ impair() {
 		match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:3
 }
 
+# hw DEV NAME: hw_counters counter NAME of port 1 of ib device DEV (0 when
+# it cannot be read).
+hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
+
 # trace_on EVENT...: tracefs mounted at $TRACEFS (if it was not), only
 # these sroce tracepoints on and the buffer empty; 1 when the kernel has no
 # sroce events (tracefs missing, or an older module).
@@ -460,6 +464,12 @@ trace_on() {
 	for e; do echo 1 >"$TRACEFS/events/sroce/$e/enable" || return 1; done
 	: >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
+}
+
+# trace_tail [N]: the last N (40) events in the trace buffer, indented.
+trace_tail() {
+	[[ -r $TRACEFS/trace ]] || return 0
+	grep -v '^#' "$TRACEFS/trace" | tail -n "${1:-40}" | sed 's/^/    trace| /'
 }
 
 # The stall detector (tests/run starts one around every test).  The IB

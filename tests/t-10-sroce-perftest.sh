@@ -16,7 +16,6 @@
 # ci scope); at quick scope MTU 1500 only, without -s 4096.
 cd "$(dirname "$0")" && source ./lib.sh
 
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
 # snap [COUNTER...]: the counters (default tx_batches, sent_pkts, rcvd_pkts,
 # rx_drop_icrc) of sroce0, then of sroce1
 snap() {

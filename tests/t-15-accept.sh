@@ -60,7 +60,7 @@ pair() {
 	[[ -w $T/trace ]] && : >"$T/trace"
 	PAIR_TIMEOUT=$secs run_pair "$name" "$@" && return
 	"$RDMA" statistic show 2>&1 | sed 's/^/    /'
-	[[ -r $T/trace ]] && grep -v '^#' "$T/trace" | tail -n 40 | sed 's/^/    trace| /'
+	trace_tail
 }
 
 ss=(B sroce1 "$B_IP4" A sroce0 "$A_IP4")

@@ -3,8 +3,8 @@
 # takes one vCPU for STARVE seconds (1), on each vCPU in turn, while
 # perftest runs: that vCPU runs nothing else for 0.95 s (RT throttling, as
 # the kernel sets it, leaves the rest of each second to other tasks), as
-# when the host leaves it unscheduled.  A responder homed there would leave its
-# requests unanswered for longer than the peer's retry budget (perftest's
+# when the host leaves it unscheduled.  A responder homed there would leave
+# its requests unanswered for longer than the peer's retry budget (perftest's
 # timeout 14 and retry count 7: about 0.54 s), and the peer's WQE would
 # fail with retry exceeded although nothing was lost.  The requests that
 # wait take it over on the CPU they arrive on (sroce_dp_take_resp()).
@@ -65,7 +65,6 @@ stop_starving() {
 }
 trap stop_starving EXIT
 
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
 
 # starved NAME SRV... CLI... PROG ARGS: the pair while the vCPUs starve in
 # turn; it must pass.
@@ -78,7 +77,7 @@ starved() {
 	if ! run_pair "$name" "$@"; then
 		grep -ihE 'fail|error|couldn|status|scnt' "$PAIR_CLOG" "$PAIR_SLOG" | sed 's/^/    log| /'
 		"$RDMA" statistic show 2>&1 | sed 's/^/    /'
-		grep -v '^#' "$TRACEFS/trace" | tail -n 40 | sed 's/^/    trace| /'
+		trace_tail
 	fi
 	stop_starving
 }

@@ -68,9 +68,6 @@ netem_drops() {
 		r && / Sent / { gsub(/[,()]/, ""); for (i = 2; i < NF; i++) if ($i == "dropped") { print $(i + 1); exit } }'
 }
 
-# hw DEV COUNTER: one hw counter of DEV's port 1.
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
-
 # snmp NS PROTO FIELD: a /proc/net/snmp counter of NS.
 snmp() {
 	in_ns "$1" cat /proc/net/snmp | awk -v p="$2:" -v f="$3" '$1 == p {

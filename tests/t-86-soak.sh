@@ -137,9 +137,6 @@ port=18900 hog_pids=()
 
 # ---- counters ----------------------------------------------------------------
 
-# hw DEV COUNTER: one hw counter of DEV's port 1 (0 when DEV has none).
-hw() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0; }
-
 # netem_drops NS DEV: packets the netem qdisc of DEV dropped (0: none).
 netem_drops() {
 	in_ns "$1" tc -s qdisc show dev "$2" | awk '/^qdisc/ { r = ($2 == "netem") }
