@@ -14,15 +14,15 @@ cd "$(dirname "$0")" && source ./lib.sh
 
 require_sroce t-11/modprobe-sroce && require_provider t-11/provider || exit 1
 PARAM=/sys/module/sroce/parameters/loopback
-CNT=/sys/class/infiniband/sroce0/ports/1/hw_counters
 if ! out=$(setup_two_netns 1500 2>&1 && sroce_bind sroce0 vethA 2>&1); then
 	fail t-11/setup "$out"
 	exit 1
 fi
 pass t-11/setup
 
-hw() { cat "$CNT/$1" 2>/dev/null || echo 0; }
-snap() { echo "$(hw loopback_pkts) $(hw sent_pkts) $(hw rcvd_pkts) $(hw rx_drop_icrc)"; }
+snap() {
+	echo "$(hw sroce0 loopback_pkts) $(hw sroce0 sent_pkts) $(hw sroce0 rcvd_pkts) $(hw sroce0 rx_drop_icrc)"
+}
 
 # rdma_data NAME: the random RC data test, client and server on sroce0.
 rdma_data() {
@@ -88,13 +88,13 @@ spread() {
 		return
 	fi
 	rm -f "$qps"
-	nak0=$(hw seq_nak_sent)
+	nak0=$(hw sroce0 seq_nak_sent)
 	(sleep 4; in_ns A "$RDMA" -dd resource show qp >"$qps" 2>&1) &
 	sampler=$!
 	run_pair t-11/spread/ib_write_bw-q4 A sroce0 "$A_IP4" A sroce0 "$A_IP4" \
 		ib_write_bw -q 4 -s 65536 -D 6
 	wait "$sampler"
-	nak=$(($(hw seq_nak_sent) - nak0))
+	nak=$(($(hw sroce0 seq_nak_sent) - nak0))
 	cpus=$(awk '$1 == "link" { for (i = 1; i < NF; i++)
 		if ($i == "drv_send_cpu" && $(i + 1) != 4294967295) print $(i + 1) }' "$qps" | sort -u | xargs)
 	if [[ $(wc -w <<<"$cpus") -ge 2 && $nak == 0 ]]; then

@@ -730,10 +730,10 @@ static u32 sroce_dp_sq_producer(struct sroce_qp *qp)
  * @old_state: state before the change
  *
  * Leaves the news for the next run: a move to RESET (discard the WQEs
- * posted until now, clear PSNs and counters) and a new sq_psn (at RTS); the run also copies
- * the attributes (path, MTU, timeout, retry counts, max_rd_atomic ...)
- * and what the new state allows (SQD stops new WQEs from starting; SQE
- * and ERR flush).  A move to RESET also returns the congestion control
+ * posted until now, clear PSNs and counters) and a new sq_psn (at RTS);
+ * the run also copies the attributes (path, MTU, timeout, retry counts,
+ * max_rd_atomic ...) and what the new state allows (SQD stops new WQEs
+ * from starting; SQE and ERR flush).  A move to RESET also returns the congestion control
  * state to that of a new QP at once (sroce_cc_qp_reset(): line rate, no
  * CNP sent; IBTA 10.3.1.1, the QP keeps nothing from before).  Calls
  * sroce_resp_modify() with the same arguments, then schedules the work.

@@ -460,8 +460,8 @@ static_assert((SROCE_WR_OPS_RC | SROCE_WR_OPS_UC | SROCE_WR_OPS_UD) <
  * no UC opcode carries an IETH (9.2).  LOCAL_INV on every type and
  * BIND_MW on RC and UC (memory windows, 10.6.7).  An XRC send (INI) QP
  * accepts RC's operations but ATOMIC WRITE, FLUSH and BIND_MW; an XRC
- * receive (TGT) QP none (no send queue).  These are SROCE_WR_OPS_RC, _UC, _UD and
- * _XRC of sroce-abi.h, which the provider checks as well.
+ * receive (TGT) QP none (no send queue).  These are SROCE_WR_OPS_RC, _UC,
+ * _UD and _XRC of sroce-abi.h, which the provider checks as well.
  *
  * Context: any.
  * Return: true when accepted; false for any other QP type (SMI, raw, TGT)
@@ -514,8 +514,9 @@ EXPORT_SYMBOL_IF_KUNIT(sroce_wr_kernel_opcode_ok);
  * (not RDMA READ, not the atomics: their local buffer is written).
  * IB_SEND_IP_CSUM is refused: the device does not advertise
  * IB_DEVICE_UD_IP_CSUM.  IB_WR_REG_MR, IB_WR_LOCAL_INV and IB_WR_BIND_MW
- * take FENCE and SIGNALED only (SROCE_WR_MEM_FLAGS).  These are SROCE_WR_SEND_FLAGS and
- * SROCE_WR_OPS_INLINE of sroce-abi.h, which the provider checks as well.
+ * take FENCE and SIGNALED only (SROCE_WR_MEM_FLAGS).  These are
+ * SROCE_WR_SEND_FLAGS and SROCE_WR_OPS_INLINE of sroce-abi.h, which the
+ * provider checks as well.
  *
  * Context: any.
  * Return: true when every bit of @flags is accepted for @opcode; false

@@ -293,7 +293,7 @@ static bool sroce_recv_addr_check(struct sroce_qp *qp,
 	return sroce_recv_addr_ok(qp->type, &path, &saddr, &daddr);
 }
 
-/* UD and GSI: the DETH Q_Key must be the QP's (GSI: 0x80010000), IBTA 10.2.5. */
+/* UD and GSI: the DETH Q_Key must be the QP's (GSI: 0x80010000; 10.2.5). */
 static bool sroce_recv_qkey_ok(const struct sroce_opcode_info *info,
 			       const struct sroce_qp *qp, const u8 *hdr)
 {
