@@ -1426,13 +1426,13 @@ static u8 sroce_fx_attr(u8 v, u8 def)
 }
 
 /*
- * The flush rights of a case's access flags the core cannot pass sroce
- * (6.1's has no such bits; no core passes FLUSH_PERSISTENT without
- * persistent memory): given to the QP as a 6.2+ core would store them.
+ * The flush rights of a case's access flags that sroce_modify_qp() takes
+ * from no 6.1 core (it has no such bits): given to the QP as a 6.2+ core
+ * would pass them.
  */
 #define SROCE_FX_QP_FLUSH	((SROCE_ACCESS_FLUSH_GLOBAL | \
 				  SROCE_ACCESS_FLUSH_PERSISTENT) & \
-				 ~SROCE_MR_ACCESS_FLUSH)
+				 ~SROCE_QP_ACCESS_FLUSH)
 
 static int sroce_fx_to_init(struct sroce_fx *fx)
 {

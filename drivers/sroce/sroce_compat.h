@@ -42,15 +42,26 @@
  *   SROCE_MR_ACCESS_FLUSH: the flush access bits an MR may be
  *	registered with: IB_ACCESS_FLUSH_GLOBAL (the core already refuses
  *	IB_ACCESS_FLUSH_PERSISTENT for lack of the capability).
+ *   SROCE_QP_ACCESS_FLUSH: the flush access bits a QP may be given:
+ *	both.  ib_cm's cm_init_qp_init_attr() (6.2, commit "RDMA/cm: Make
+ *	QP FLUSHABLE") grants a QP IB_ACCESS_FLUSH_GLOBAL and
+ *	IB_ACCESS_FLUSH_PERSISTENT together when the device has either
+ *	capability, and every rdma_cm connection with responder resources
+ *	(rping, NVMe and NFS over RDMA) moves its QP to INIT with them, as
+ *	rdma_rxe accepts.  The QP's persistent right grants nothing alone: a
+ *	persistent FLUSH also needs the MR's, which no MR can hold here.
  * The bits the responder requires are sroce-abi.h's SROCE_ACCESS_FLUSH_*,
  * the same values (asserted in sroce_opcode.c).
  */
 #if SROCE_KERNEL_AT_LEAST(6, 2)
 #define SROCE_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
 #define SROCE_MR_ACCESS_FLUSH		IB_ACCESS_FLUSH_GLOBAL
+#define SROCE_QP_ACCESS_FLUSH		(IB_ACCESS_FLUSH_GLOBAL | \
+					 IB_ACCESS_FLUSH_PERSISTENT)
 #else
 #define SROCE_DEVICE_FLUSH_GLOBAL	0
 #define SROCE_MR_ACCESS_FLUSH		0
+#define SROCE_QP_ACCESS_FLUSH		0
 #endif
 
 /*

@@ -486,7 +486,7 @@ static int sroce_qp_check_attr(struct sroce_qp *qp,
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
 				       IB_ACCESS_MW_BIND |
-				       SROCE_MR_ACCESS_FLUSH)))
+				       SROCE_QP_ACCESS_FLUSH)))
 		return -EINVAL;
 	return 0;
 }

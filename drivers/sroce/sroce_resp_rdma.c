@@ -263,10 +263,11 @@ static int sroce_resp_flush_access(u8 type)
  * window's, in the QP's PD with the flush rights of the placement type,
  * and at level RANGE [va, va + len) inside it; at level MR the whole MR,
  * whatever the RETH says.  Anything else is a remote access error, as for
- * a READ.  sroce has no persistent memory: no QP or MR carries
+ * a READ.  sroce has no persistent memory: no MR carries
  * IB_ACCESS_FLUSH_PERSISTENT (the core refuses it without
  * IB_DEVICE_FLUSH_PERSISTENT; windows carry no flush right at all), so a
- * PERSISTENT FLUSH is always refused.  The responder
+ * PERSISTENT FLUSH is always refused, also on a QP that ib_cm gave the
+ * right (SROCE_QP_ACCESS_FLUSH).  The responder
  * executes requests in order: every one before this has reached memory,
  * and a write barrier makes it globally visible before the answer.  A
  * responder resource answers it, and its duplicates, with an RDMA READ
