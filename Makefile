@@ -151,8 +151,8 @@ CHECK_KVER ?= 6.12.95+deb12-amd64
 KVER_TESTS ?= t-00-harness.sh t-12-devname.sh t-30-pingpong.sh \
 	t-45-nvme-rdma.sh t-60-protection.sh t-90-teardown.sh
 KVER_FULL_TESTS ?= t-00-harness.sh t-10-sroce-perftest.sh t-12-devname.sh \
-	t-30-pingpong.sh t-34-xrc.sh t-45-nvme-rdma.sh t-46-nfs-rdma.sh \
-	t-60-protection.sh t-70-random-data.sh t-86-soak.sh t-90-teardown.sh
+	t-30-pingpong.sh t-34-xrc.sh t-45-nvme-rdma.sh t-60-protection.sh \
+	t-70-random-data.sh t-86-soak.sh t-90-teardown.sh
 
 CHECK_ENV = W=$(W) VM_TIMEOUT=$(VM_TIMEOUT) TEST_TIMEOUT=$(TEST_TIMEOUT) \
 	DEBUG_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) PAIR_TIMEOUT=$(PAIR_TIMEOUT) \
