@@ -57,6 +57,12 @@
 #define FLUSH_QP	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
 			 IB_ACCESS_REMOTE_ATOMIC | SROCE_ACCESS_FLUSH_GLOBAL)
 #define FLUSH_QP_ALL	(FLUSH_QP | SROCE_ACCESS_FLUSH_PERSISTENT)
+/*
+ * How long a case waits for a pushed-back responder to run again (its
+ * 50-us pause, then the run), in ms: long enough for a debug guest whose
+ * vCPUs share a loaded host.
+ */
+#define PAUSE_WAIT	50
 /* a range that ends past 2^64: outside every MR, even a DMA MR */
 #define TOP_VA		(U64_MAX - 0xff)
 
@@ -791,7 +797,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		.steps = FX_STEPS(FX_PUSHBACK(1),
 			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .off = RDB, .dlen = 600),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			RD_FIRST_OUT,
 			RD_MIDDLE_OUT,
 			RD_LAST_OUT,
@@ -809,14 +815,14 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		.steps = FX_STEPS(FX_BLOCK_AFTER(1),
 			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .off = RDB, .dlen = 40 * 256),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_FIRST), .psn = 0,
 			      .syn = FX_ACK, .msn = 1, .len = 256, .buf = RDB),
 			FX_TXS(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 1,
 			       .n = 7, .buf = RDB + 256),
 			FX_NO_TX(),
 			FX_UNBLOCK(),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			FX_TXS(.op = OP_RC(RDMA_READ_RESPONSE_MIDDLE), .psn = 8,
 			       .n = 31, .buf = RDB + 8 * 256),
 			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 39,
@@ -837,7 +843,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_PUSHBACK(1),
 			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 3,
 			      .off = RDB, .dlen = 8),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 3,
 			      .syn = FX_ACK, .msn = 2, .len = 8, .buf = RDB),
 			FX_NO_TX()),
@@ -943,7 +949,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 1,
 			      .off = RDB, .dlen = 8),
 			FX_UNBLOCK(),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			FX_COUNT(SROCE_CNT_REMOTE_INVALID_REQ, 1),
 			FX_STATE(IB_QPS_ERR)),
 	},
@@ -1334,7 +1340,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			      .ackreq = true),
 			FX_NO_TX(),
 			FX_UNBLOCK(),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			/* one cumulative ACK with the newest PSN and MSN */
 			FX_ACKED(2, 3),
 			FX_RCQE_OK(0x100, 8), FX_RCQE_OK(0x101, 8),
@@ -1352,7 +1358,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 			FX_RX(.op = OP_RC(SEND_ONLY), .psn = 2, .len = 8,
 			      .ackreq = true),
 			FX_UNBLOCK(),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_ONLY), .psn = 0,
 			      .syn = FX_ACK, .msn = 1, .len = 16, .buf = RDB),
 			FX_ACKED(2, 3),
@@ -1364,7 +1370,7 @@ static const struct sroce_fx_case sroce_resp_cases[] = {
 		.steps = FX_STEPS(FX_PUSHBACK(2),
 			FX_RX(.op = OP_RC(RDMA_READ_REQUEST), .psn = 0,
 			      .off = RDB, .dlen = 300),
-			FX_WAIT(5),
+			FX_WAIT(PAUSE_WAIT),
 			RD_FIRST_OUT,
 			FX_TX(.op = OP_RC(RDMA_READ_RESPONSE_LAST), .psn = 1,
 			      .syn = FX_ACK, .msn = 1, .len = 44,
