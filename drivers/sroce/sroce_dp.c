@@ -733,9 +733,10 @@ static u32 sroce_dp_sq_producer(struct sroce_qp *qp)
  * posted until now, clear PSNs and counters) and a new sq_psn (at RTS);
  * the run also copies the attributes (path, MTU, timeout, retry counts,
  * max_rd_atomic ...) and what the new state allows (SQD stops new WQEs
- * from starting; SQE and ERR flush).  A move to RESET also returns the congestion control
- * state to that of a new QP at once (sroce_cc_qp_reset(): line rate, no
- * CNP sent; IBTA 10.3.1.1, the QP keeps nothing from before).  Calls
+ * from starting; SQE and ERR flush).  A move to RESET also returns the
+ * congestion control state to that of a new QP at once
+ * (sroce_cc_qp_reset(): line rate, no CNP sent; IBTA 10.3.1.1, the QP
+ * keeps nothing from before).  Calls
  * sroce_resp_modify() with the same arguments, then schedules the work.
  * Context: qp->state_lock held.
  */
@@ -770,8 +771,7 @@ void sroce_dp_modify(struct sroce_qp *qp, int mask,
 static void sroce_dp_wait_run(struct sroce_qp *qp, enum sroce_dp_side side,
 			      void (*last)(struct sroce_qp *qp))
 {
-	int bit = side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
-					  SROCE_DP_RUNNING;
+	int bit = sroce_dp_run_bit(side);
 
 	lock_map_acquire(&qp->dp.run_map[side]);
 	while (test_and_set_bit_lock(bit, &qp->dp.flags))

@@ -45,6 +45,12 @@ enum sroce_dp_flag {
 	SROCE_DP_RESP_HOP,	/* ... and the responder's */
 };
 
+/* @side's RUNNING bit in struct sroce_dp.flags */
+static inline int sroce_dp_run_bit(enum sroce_dp_side side)
+{
+	return side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING : SROCE_DP_RUNNING;
+}
+
 /**
  * struct sroce_dp - data path state of one QP
  * @flags: enum sroce_dp_flag bits (atomic bit operations).  A side's

@@ -125,10 +125,7 @@ static int sroce_dp_pick_home(const struct sroce_qp *qp, int cpu)
  */
 static bool sroce_dp_place_own(struct sroce_qp *qp, enum sroce_dp_side side)
 {
-	int bit = side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
-					  SROCE_DP_RUNNING;
-
-	if (test_and_set_bit_lock(bit, &qp->dp.flags))
+	if (test_and_set_bit_lock(sroce_dp_run_bit(side), &qp->dp.flags))
 		return false;
 	lock_map_acquire_try(&qp->dp.run_map[side]);
 	return true;
@@ -139,9 +136,7 @@ static void sroce_dp_place_release(struct sroce_qp *qp,
 				   enum sroce_dp_side side)
 {
 	lock_map_release(&qp->dp.run_map[side]);
-	clear_bit_unlock(side == SROCE_DP_RESP ? SROCE_DP_RESP_RUNNING :
-						 SROCE_DP_RUNNING,
-			 &qp->dp.flags);
+	clear_bit_unlock(sroce_dp_run_bit(side), &qp->dp.flags);
 }
 
 /**

@@ -23,7 +23,8 @@
  * Context: a responder run of the QP (it owns SROCE_DP_RESP_RUNNING, see
  * sroce_dp.h): the work item, or inline from RX softirq or a doorbell;
  * responder runs of one QP never overlap (its send side may run at the
- * same time on another CPU: the two share no state).  Nothing here sleeps (GFP_ATOMIC).
+ * same time on another CPU: the two share no state).  Nothing here
+ * sleeps (GFP_ATOMIC).
  */
 
 #include <linux/slab.h>
